@@ -1,0 +1,187 @@
+import { compileFilter } from "./filter.ts";
+import { ftsQueryFor, queryTerms } from "./query-text.ts";
+import { searchChunks, type ChunkHit } from "./store.ts";
+
+/** A grounded answer in the shape of Google's AnswerQueryResponse. */
+export interface Answer {
+  answerText: string;
+  /** Document names, in the order the answer first cites them. */
+  references: string[];
+  /** Spans of answerText (UTF-8 byte offsets) and the references that ground them. */
+  citations: { startIndex: number; endIndex: number; sources: { referenceIndex: number }[] }[];
+}
+
+export const NO_GROUNDED_ANSWER =
+  "No grounded answer: the documentation has nothing that answers this question. Try search_documents with other words, or check that the right documentation is ingested.";
+
+/** How many top chunks the answer may draw from. */
+const CANDIDATE_CHUNKS = 12;
+/** At most this many sentences: an answer, not a page. */
+const MAX_SENTENCES = 5;
+/** Stop adding sentences past this length (characters). */
+const MAX_ANSWER_CHARS = 900;
+/** A sentence must score at least this share of the best one to be used. */
+const RELATIVE_SCORE_FLOOR = 0.35;
+
+interface Sentence {
+  text: string;
+  words: Set<string>;
+  hit: ChunkHit;
+  hitRank: number;
+  order: number;
+  score: number;
+}
+
+/**
+ * Answers a question by query-focused extractive synthesis: retrieve the best
+ * chunks, score their sentences by the query terms they cover (weighted by
+ * rarity), pick a short, non-redundant set, group them by page and cite each
+ * sentence. Every word of the answer is copied from a referenced document, so
+ * it needs no model and cannot invent anything.
+ */
+export async function answerQuery(db: D1Database, request: { query: string; filter?: string }): Promise<Answer> {
+  const filter = compileFilter(request.filter);
+  const ftsQuery = ftsQueryFor(request.query);
+  const noAnswer: Answer = { answerText: NO_GROUNDED_ANSWER, references: [], citations: [] };
+  if (!ftsQuery) return noAnswer;
+  const hits = await searchChunks(db, ftsQuery, { limit: CANDIDATE_CHUNKS, offset: 0, filter });
+  const terms = [...new Set(queryTerms(request.query).map(stem))];
+  const sentences = hits.flatMap((hit, hitRank) => sentencesOf(hit, hitRank));
+  scoreSentences(sentences, terms);
+  const chosen = chooseSentences(sentences, terms);
+  return chosen.length === 0 ? noAnswer : composeAnswer(chosen);
+}
+
+/** Light suffix stripping so "quotas", "quota" and "configuring", "configure" meet. */
+function stem(word: string): string {
+  const lower = word.toLowerCase();
+  if (lower.length <= 4) return lower;
+  return lower.replace(/(?:ations?|ings?|ed|es|s|ly|e)$/, "") || lower;
+}
+
+function wordsOf(text: string): Set<string> {
+  return new Set((text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []).map(stem));
+}
+
+/** Readable prose of a chunk, one entry per sentence or list item; code is left out. */
+function sentencesOf(hit: ChunkHit, hitRank: number): Sentence[] {
+  const body = hit.content.split("\n").slice(2).join("\n"); // drop the heading-path line
+  const prose: string[] = [];
+  let inFence = false;
+  for (const line of body.split("\n")) {
+    if (/^ {0,3}(```|~~~)/.test(line)) {
+      inFence = !inFence;
+      prose.push("");
+      continue;
+    }
+    if (inFence || /^\s*(\||<|#|:::|\{%)/.test(line)) {
+      prose.push("");
+      continue;
+    }
+    // List items stand alone; other lines continue their paragraph.
+    prose.push(/^\s*([-*+]|\d+[.)])\s+/.test(line) ? `\n${line.replace(/^\s*([-*+]|\d+[.)])\s+/, "")}` : line);
+  }
+  const paragraphs = prose.join("\n").split(/\n\s*\n/);
+  const sentences: Sentence[] = [];
+  for (const paragraph of paragraphs) {
+    const flat = plainText(paragraph);
+    if (!flat) continue;
+    for (const text of flat.split(/(?<=[.!?])\s+(?=[A-Z`"'(\[*_])/)) {
+      const trimmed = text.trim();
+      if (trimmed.length < 25 || !/[\p{L}]/u.test(trimmed)) continue;
+      sentences.push({ text: trimmed, words: wordsOf(trimmed), hit, hitRank, order: sentences.length, score: 0 });
+    }
+  }
+  return sentences;
+}
+
+/** Markdown reduced to what reads well inline: links become their text. */
+function plainText(markdown: string): string {
+  return markdown
+    .replace(/!\[[^\]]*\]\([^)]*\)/g, "")
+    .replace(/\[([^\]]+)\]\([^)]*\)/g, "$1")
+    .replace(/\[([^\]]+)\]\[[^\]]*\]/g, "$1")
+    .replace(/\s+/g, " ")
+    .trim();
+}
+
+function scoreSentences(sentences: Sentence[], terms: string[]): void {
+  const count = sentences.length || 1;
+  const weight = new Map(
+    terms.map((term) => {
+      const frequency = sentences.filter((sentence) => sentence.words.has(term)).length;
+      return [term, Math.log(1 + count / (1 + frequency))] as const;
+    }),
+  );
+  for (const sentence of sentences) {
+    const headingWords = wordsOf(sentence.hit.content.split("\n")[0] ?? "");
+    let score = 0;
+    let covered = 0;
+    for (const term of terms) {
+      if (sentence.words.has(term)) {
+        score += weight.get(term) ?? 0;
+        covered += 1;
+      } else if (headingWords.has(term)) {
+        // A term in the section heading grounds the sentence's topic, at a discount.
+        score += 0.4 * (weight.get(term) ?? 0);
+      }
+    }
+    if (covered === 0) continue;
+    const coverage = covered / terms.length;
+    const lengthPenalty = sentence.text.length > 400 ? 0.7 : 1;
+    const retrievalPrior = 1 / (1 + 0.15 * sentence.hitRank);
+    sentence.score = score * (0.5 + coverage) * lengthPenalty * retrievalPrior;
+  }
+}
+
+/** Greedy selection with a redundancy penalty (maximal marginal relevance). */
+function chooseSentences(sentences: Sentence[], terms: string[]): Sentence[] {
+  const candidates = sentences.filter((sentence) => sentence.score > 0).sort((a, b) => b.score - a.score);
+  const best = candidates[0];
+  if (!best) return [];
+  // The best sentence must speak to a real part of the question, or nothing does.
+  const bestCoverage = terms.filter((term) => best.words.has(term) || wordsOf(best.hit.content.split("\n")[0] ?? "").has(term)).length;
+  if (bestCoverage < Math.max(1, Math.ceil(terms.length * 0.4))) return [];
+  const chosen: Sentence[] = [];
+  let length = 0;
+  for (const candidate of candidates) {
+    if (chosen.length >= MAX_SENTENCES || length >= MAX_ANSWER_CHARS) break;
+    const redundancy = Math.max(0, ...chosen.map((picked) => overlap(picked.words, candidate.words)));
+    if (candidate.score * (1 - 0.8 * redundancy) < RELATIVE_SCORE_FLOOR * best.score) continue;
+    chosen.push(candidate);
+    length += candidate.text.length;
+  }
+  return chosen;
+}
+
+function overlap(a: Set<string>, b: Set<string>): number {
+  let shared = 0;
+  for (const word of a) if (b.has(word)) shared += 1;
+  return shared / Math.max(1, Math.min(a.size, b.size));
+}
+
+/** Groups the sentences by page (best page first, page order inside) and cites each one. */
+function composeAnswer(chosen: Sentence[]): Answer {
+  const references: string[] = [];
+  for (const sentence of chosen) if (!references.includes(sentence.hit.parent)) references.push(sentence.hit.parent);
+  const encoder = new TextEncoder();
+  const citations: Answer["citations"] = [];
+  const paragraphs: string[] = [];
+  let bytes = 0;
+  references.forEach((parent, referenceIndex) => {
+    const group = chosen
+      .filter((sentence) => sentence.hit.parent === parent)
+      .sort((a, b) => a.hitRank - b.hitRank || a.order - b.order);
+    if (paragraphs.length > 0) bytes += encoder.encode("\n\n").byteLength;
+    const parts: string[] = [];
+    for (const sentence of group) {
+      if (parts.length > 0) bytes += 1; // the joining space
+      const length = encoder.encode(sentence.text).byteLength;
+      citations.push({ startIndex: bytes, endIndex: bytes + length, sources: [{ referenceIndex }] });
+      bytes += length;
+      parts.push(sentence.text);
+    }
+    paragraphs.push(parts.join(" "));
+  });
+  return { answerText: paragraphs.join("\n\n"), references, citations };
+}

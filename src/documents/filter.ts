@@ -1,0 +1,312 @@
+import { AlmanacError } from "../errors.ts";
+
+/** A filter compiled to a SQL boolean expression over the `documents` table with `?` placeholders. */
+export interface CompiledFilter {
+  sql: string;
+  params: (string | number)[];
+}
+
+/** SPEC 2.4 caps filters at 500 characters. */
+export const MAX_FILTER_LENGTH = 500;
+/** Bounds recursion (and SQLite's expression depth) for inputs like `NOT NOT NOT …` or `((((…`. */
+const MAX_DEPTH = 32;
+/** D1 binds at most 100 parameters per query; half is left for the caller's own parameters. */
+const MAX_RESTRICTIONS = 50;
+
+type FieldType = "STRING" | "TIMESTAMP" | "INTEGER";
+
+// A Map, not an object literal, so names like "constructor" are not mistaken for fields.
+const FIELDS = new Map<string, FieldType>([
+  ["data_source", "STRING"],
+  ["uri", "STRING"],
+  ["update_time", "TIMESTAMP"],
+  ["content_length_bytes", "INTEGER"],
+]);
+const FIELD_LIST = [...FIELDS.keys()].join(", ");
+const ORDERED = ["=", "!=", "<", "<=", ">", ">="];
+const OPERATORS: Record<FieldType, { allowed: string[]; hint: string }> = {
+  STRING: { allowed: ["=", "!="], hint: "= or !=" },
+  TIMESTAMP: { allowed: ORDERED, hint: "=, !=, <, <=, > or >=" },
+  INTEGER: { allowed: ORDERED, hint: "=, !=, <, <=, > or >=" },
+};
+const STRING_EXAMPLES: Record<string, string> = {
+  data_source: '"dart.dev"',
+  uri: '"https://dart.dev/language/async"',
+};
+const TIMESTAMP_EXAMPLE = '"2026-01-01T00:00:00Z"';
+
+/** Parses an AIP-160 filter (SPEC 2.4 subset) and compiles it; empty/whitespace-only → null. Throws AlmanacError("INVALID_ARGUMENT", …) on anything unsupported. */
+export function compileFilter(filter: string | undefined, tableAlias = "d"): CompiledFilter | null {
+  if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(tableAlias)) {
+    throw new AlmanacError("INTERNAL", "the server failed to build a filter query", { tableAlias });
+  }
+  if (filter === undefined) return null;
+  if (filter.length > MAX_FILTER_LENGTH) {
+    throw new AlmanacError("INVALID_ARGUMENT", `filter must be at most ${MAX_FILTER_LENGTH} characters (got ${filter.length})`);
+  }
+  const tokens = tokenize(filter);
+  if (tokens.length === 0) return null;
+  const parser = new Parser(tokens, filter.length + 1, tableAlias);
+  const sql = parser.parseFilter();
+  return { sql, params: parser.params };
+}
+
+type TokenKind = "word" | "string" | "op" | "(" | ")" | "-";
+interface Token {
+  kind: TokenKind | "end";
+  /** The source text, quotes included for strings. */
+  text: string;
+  /** For strings, the unescaped contents; otherwise the same as `text`. */
+  value: string;
+  /** 1-based offset of the first character. */
+  pos: number;
+}
+
+function invalid(message: string): AlmanacError {
+  return new AlmanacError("INVALID_ARGUMENT", `filter: ${message}`);
+}
+
+const WORD_END = /[\s()"'=<>!:]/;
+
+function tokenize(src: string): Token[] {
+  const tokens: Token[] = [];
+  let i = 0;
+  while (i < src.length) {
+    const c = src.charAt(i);
+    const pos = i + 1;
+    if (/\s/.test(c)) {
+      i++;
+    } else if (c === "(" || c === ")" || c === "-") {
+      // "-" only negates at the start of a token; inside a word (a-b) it is part of the word.
+      tokens.push({ kind: c, text: c, value: c, pos });
+      i++;
+    } else if (c === '"' || c === "'") {
+      let j = i + 1;
+      let value = "";
+      for (;;) {
+        if (j >= src.length) throw invalid(`unterminated string starting at position ${pos}; close it with ${c}`);
+        const d = src.charAt(j);
+        if (d === c) break;
+        if (d === "\\") {
+          if (j + 1 >= src.length) throw invalid(`unterminated string starting at position ${pos}; close it with ${c}`);
+          const e = src.charAt(j + 1);
+          if (e !== '"' && e !== "'" && e !== "\\") {
+            throw invalid(`unsupported escape "\\${e}" at position ${j + 1}; only \\", \\' and \\\\ are allowed`);
+          }
+          value += e;
+          j += 2;
+        } else {
+          value += d;
+          j++;
+        }
+      }
+      tokens.push({ kind: "string", text: src.slice(i, j + 1), value, pos });
+      i = j + 1;
+    } else {
+      const op = /^(?:<=|>=|!=|=|<|>|:)/.exec(src.slice(i, i + 2))?.[0];
+      if (op !== undefined) {
+        tokens.push({ kind: "op", text: op, value: op, pos });
+        i += op.length;
+      } else if (c === "!") {
+        throw invalid(`unexpected "!" at position ${pos}; use != to compare or NOT to negate`);
+      } else {
+        let j = i;
+        while (j < src.length && !WORD_END.test(src.charAt(j))) j++;
+        const word = src.slice(i, j);
+        tokens.push({ kind: "word", text: word, value: word, pos });
+        i = j;
+      }
+    }
+  }
+  return tokens;
+}
+
+function isKeyword(t: Token, keyword: "AND" | "OR" | "NOT"): boolean {
+  return t.kind === "word" && t.text === keyword;
+}
+
+function describe(t: Token): string {
+  return t.kind === "string" ? `string ${t.text}` : `"${t.text}"`;
+}
+
+function combine(parts: string[], op: "AND" | "OR"): string {
+  return parts.length === 1 ? parts.join("") : `(${parts.join(` ${op} `)})`;
+}
+
+/**
+ * Recursive descent over AIP-160's grammar, where OR binds tighter than AND:
+ *   expression = sequence {AND sequence}; sequence = factor {factor};
+ *   factor = term {OR term}; term = [NOT | -] simple; simple = restriction | "(" expression ")".
+ */
+class Parser {
+  readonly params: (string | number)[] = [];
+  private next = 0;
+  private previous: Token | undefined;
+  private readonly end: Token;
+  private readonly tokens: Token[];
+  private readonly alias: string;
+
+  constructor(tokens: Token[], endPos: number, alias: string) {
+    this.tokens = tokens;
+    this.alias = alias;
+    this.end = { kind: "end", text: "", value: "", pos: endPos };
+  }
+
+  parseFilter(): string {
+    const sql = this.expression(0);
+    const t = this.peek();
+    if (t.kind !== "end") throw invalid(`unbalanced parenthesis at position ${t.pos}; no "(" opens it`);
+    return sql;
+  }
+
+  private peek(): Token {
+    return this.tokens[this.next] ?? this.end;
+  }
+
+  private take(): Token {
+    const t = this.peek();
+    if (t.kind !== "end") {
+      this.next++;
+      this.previous = t;
+    }
+    return t;
+  }
+
+  private endOfInput(): AlmanacError {
+    return invalid(`unexpected end of input after "${this.previous?.text ?? ""}"`);
+  }
+
+  private expression(depth: number): string {
+    const parts = [this.sequence(depth)];
+    while (isKeyword(this.peek(), "AND")) {
+      this.take();
+      parts.push(this.sequence(depth));
+    }
+    return combine(parts, "AND");
+  }
+
+  private sequence(depth: number): string {
+    const parts = [this.factor(depth)];
+    for (;;) {
+      const t = this.peek();
+      if (t.kind === "end" || t.kind === ")" || isKeyword(t, "AND")) break;
+      if (t.kind === "op" || t.kind === "string") {
+        throw invalid(`unexpected ${describe(t)} at position ${t.pos}; expected AND, OR or another restriction`);
+      }
+      parts.push(this.factor(depth)); // juxtaposed terms are an implicit AND
+    }
+    return combine(parts, "AND");
+  }
+
+  private factor(depth: number): string {
+    const parts = [this.term(depth)];
+    while (isKeyword(this.peek(), "OR")) {
+      this.take();
+      parts.push(this.term(depth));
+    }
+    return combine(parts, "OR");
+  }
+
+  private term(depth: number): string {
+    const t = this.peek();
+    if (t.kind === "-" || isKeyword(t, "NOT")) {
+      this.take();
+      this.checkDepth(depth + 1, t);
+      return `(NOT ${this.term(depth + 1)})`;
+    }
+    return this.simple(depth);
+  }
+
+  private simple(depth: number): string {
+    const t = this.take();
+    if (t.kind === "end") throw this.endOfInput();
+    if (t.kind === "(") {
+      this.checkDepth(depth + 1, t);
+      if (this.peek().kind === ")") throw invalid(`empty parentheses at position ${t.pos}`);
+      const inner = this.expression(depth + 1);
+      if (this.take().kind !== ")") throw invalid(`unbalanced parenthesis at position ${t.pos}; close it with ")"`);
+      return inner;
+    }
+    if (t.kind === "word" && /^(and|or|not)$/i.test(t.text) && t.text !== t.text.toUpperCase()) {
+      throw invalid(`keywords are upper-case: write "${t.text.toUpperCase()}" instead of "${t.text}" at position ${t.pos}`);
+    }
+    if (t.kind !== "word" || t.text === "AND" || t.text === "OR") {
+      throw invalid(`unexpected ${describe(t)} at position ${t.pos}; expected a restriction such as uri = "https://…"`);
+    }
+    return this.restriction(t);
+  }
+
+  private restriction(field: Token): string {
+    const type = FIELDS.get(field.text);
+    if (type === undefined) {
+      throw invalid(`unknown field "${field.text}" at position ${field.pos}; supported fields: ${FIELD_LIST}`);
+    }
+    const op = this.take();
+    if (op.kind === "end") throw this.endOfInput();
+    if (op.kind !== "op") {
+      throw invalid(`expected an operator (=, !=, <, <=, >, >=) after "${field.text}" at position ${op.pos}`);
+    }
+    const { allowed, hint } = OPERATORS[type];
+    if (!allowed.includes(op.text)) {
+      throw invalid(`operator "${op.text}" is not supported for ${type} field "${field.text}" at position ${op.pos}; use ${hint}`);
+    }
+    const value = this.take();
+    if (value.kind === "end") throw this.endOfInput();
+    if (this.params.length >= MAX_RESTRICTIONS) {
+      throw invalid(`too many restrictions (at most ${MAX_RESTRICTIONS}) at position ${field.pos}`);
+    }
+    this.params.push(parseValue(type, field.text, value));
+    return `(${this.alias}.${field.text} ${op.text} ?)`;
+  }
+
+  private checkDepth(depth: number, at: Token): void {
+    if (depth > MAX_DEPTH) throw invalid(`nesting deeper than ${MAX_DEPTH} levels at position ${at.pos}`);
+  }
+}
+
+function parseValue(type: FieldType, field: string, v: Token): string | number {
+  if (type === "STRING") {
+    if (v.kind !== "string") {
+      throw invalid(`expected a quoted string for ${field} at position ${v.pos}, e.g. ${STRING_EXAMPLES[field] ?? '"…"'}`);
+    }
+    return v.value;
+  }
+  if (type === "TIMESTAMP") {
+    const iso = v.kind === "string" ? toIsoTimestamp(v.value) : null;
+    if (iso === null) {
+      throw invalid(`expected a quoted RFC 3339 timestamp for ${field} at position ${v.pos}, e.g. ${TIMESTAMP_EXAMPLE}`);
+    }
+    return iso;
+  }
+  const n = v.kind === "word" && /^\d+$/.test(v.text) ? Number(v.text) : NaN;
+  if (!Number.isSafeInteger(n)) {
+    throw invalid(`expected a non-negative integer for ${field} at position ${v.pos}, e.g. 1024`);
+  }
+  return n;
+}
+
+const RFC3339 = /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,9}))?(?:[Zz]|([+-])(\d{2}):(\d{2}))$/;
+
+/**
+ * Normalises an RFC 3339 timestamp to the `toISOString()` form stored in `update_time`, so
+ * text comparison in SQL is time comparison. Sub-millisecond digits are truncated. Built from
+ * parts rather than `new Date(string)`, whose parser accepts non-RFC forms and rolls 02-30 over.
+ */
+function toIsoTimestamp(s: string): string | null {
+  const m = RFC3339.exec(s);
+  if (m === null) return null;
+  const part = (k: number): number => Number(m[k] ?? 0);
+  const [year, month, day, hour, minute, second] = [part(1), part(2), part(3), part(4), part(5), part(6)];
+  const [offsetHours, offsetMinutes] = [part(9), part(10)];
+  const leap = (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0;
+  const daysInMonth = [31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][month - 1] ?? 0;
+  // Leap seconds (:60) are valid RFC 3339 but JavaScript dates cannot represent them.
+  if (day < 1 || day > daysInMonth || hour > 23 || minute > 59 || second > 59) return null;
+  if (offsetHours > 23 || offsetMinutes > 59) return null;
+  const millis = Number(((m[7] ?? "") + "000").slice(0, 3));
+  const date = new Date(0);
+  date.setUTCFullYear(year, month - 1, day); // unlike Date.UTC, keeps years 0–99 as written
+  date.setUTCHours(hour, minute, second, millis);
+  const sign = m[8] === "-" ? -1 : 1;
+  return new Date(date.getTime() - sign * (offsetHours * 60 + offsetMinutes) * 60_000).toISOString();
+}

@@ -1,0 +1,102 @@
+import { chunkDocument, type Chunk } from "./chunk.ts";
+import { parseMarkdownPage } from "./markdown.ts";
+import { documentNameForUri, normalizeBaseUri, pageUri } from "./names.ts";
+
+/** Where a folder of pages is published: its base URI and the data source it reports. */
+export interface Site {
+  baseUri: string;
+  dataSource: string;
+}
+
+/** A page ready to store: the document fields plus its chunks. */
+export interface PreparedDocument {
+  name: string;
+  uri: string;
+  title: string;
+  description: string;
+  content: string;
+  dataSource: string;
+  contentLengthBytes: number;
+  /** SHA-256 of everything stored, so unchanged pages keep their updateTime. */
+  contentHash: string;
+  chunks: Chunk[];
+}
+
+/** A page the ingester refused, with the reason a person can act on. */
+export class PageError extends Error {
+  readonly path: string;
+
+  constructor(path: string, reason: string) {
+    super(`${path}: ${reason}`);
+    this.name = "PageError";
+    this.path = path;
+  }
+}
+
+/**
+ * Checks a `--base-uri` and derives the site; the data source defaults to the host.
+ * Throws a plain Error saying what a valid base URI looks like.
+ */
+export function siteFor(baseUri: string, dataSource?: string): Site {
+  let url: URL;
+  try {
+    url = new URL(baseUri);
+  } catch {
+    throw new Error(`--base-uri "${baseUri}" is not a URL; give one like https://docs.example.com or https://example.com/docs`);
+  }
+  if (url.protocol !== "https:" && url.protocol !== "http:") {
+    throw new Error(`--base-uri "${baseUri}" must start with https:// or http://`);
+  }
+  if (url.search || url.hash) throw new Error(`--base-uri "${baseUri}" must not have a query or fragment`);
+  return { baseUri: normalizeBaseUri(`${url.origin}${url.pathname}`), dataSource: dataSource ?? url.host };
+}
+
+/** Turns one Markdown file into a document, or throws PageError saying why it cannot. */
+export async function prepareDocument(relativePath: string, text: string, site: Site): Promise<PreparedDocument> {
+  let page;
+  try {
+    page = parseMarkdownPage(text);
+  } catch (error) {
+    throw new PageError(relativePath, `invalid front matter: ${error instanceof Error ? error.message : String(error)}`);
+  }
+  const title = frontMatterString(relativePath, page.frontMatter, "title") ?? firstHeading(page.body) ?? titleFromPath(relativePath);
+  const description = frontMatterString(relativePath, page.frontMatter, "description") ?? "";
+  const content = page.body.trim();
+  if (!content) throw new PageError(relativePath, "the page has no content after its front matter");
+  const uri = pageUri(site.baseUri, relativePath);
+  return {
+    name: documentNameForUri(uri),
+    uri,
+    title,
+    description,
+    content,
+    dataSource: site.dataSource,
+    contentLengthBytes: new TextEncoder().encode(content).byteLength,
+    contentHash: await sha256Hex(JSON.stringify([title, description, content, site.dataSource])),
+    chunks: chunkDocument(title, content),
+  };
+}
+
+function frontMatterString(path: string, frontMatter: Record<string, unknown>, key: string): string | undefined {
+  const value = frontMatter[key];
+  if (value === undefined || value === null) return undefined;
+  if (typeof value !== "string") throw new PageError(path, `front matter "${key}" must be a string`);
+  return value.trim() || undefined;
+}
+
+function firstHeading(body: string): string | undefined {
+  return /^#[ \t]+(.+?)[ \t#]*$/m.exec(body)?.[1]?.trim();
+}
+
+function titleFromPath(relativePath: string): string {
+  const segments = relativePath.replace(/\.(md|mdx|markdown)$/i, "").split(/[\\/]/);
+  const last = segments.pop();
+  const stem = last === "index" ? (segments.pop() ?? "Home") : (last ?? "Untitled");
+  return stem.replace(/[-_]+/g, " ").replace(/^\w/, (c) => c.toUpperCase());
+}
+
+/** Hex SHA-256 of a string, with Web Crypto (in workerd and Node alike). */
+export async function sha256Hex(text: string): Promise<string> {
+  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
+  return [...new Uint8Array(digest)].map((byte) => byte.toString(16).padStart(2, "0")).join("");
+}

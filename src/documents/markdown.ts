@@ -1,0 +1,90 @@
+import { parse as parseYaml } from "yaml";
+
+/** A Markdown page split into its front matter and body. */
+export interface MarkdownPage {
+  frontMatter: Record<string, unknown>;
+  body: string;
+}
+
+const FRONT_MATTER = /^\uFEFF?---[ \t]*\r?\n([\s\S]*?)\r?\n---[ \t]*(?:\r?\n|$)/;
+
+/**
+ * Splits YAML front matter from a Markdown page. Throws a plain Error with the
+ * YAML parser's message when the front matter is not a YAML mapping.
+ */
+export function parseMarkdownPage(text: string): MarkdownPage {
+  const match = FRONT_MATTER.exec(text);
+  if (!match) return { frontMatter: {}, body: text.replace(/^\uFEFF/, "") };
+  const data: unknown = parseYaml(match[1] ?? "");
+  if (data !== null && data !== undefined && (typeof data !== "object" || Array.isArray(data))) {
+    throw new Error("front matter must be a YAML mapping of keys to values");
+  }
+  return { frontMatter: (data ?? {}) as Record<string, unknown>, body: text.slice(match[0].length) };
+}
+
+/** A line that opens or closes a fenced code block, with its fence marker. */
+function fenceMarker(line: string): string | null {
+  const match = /^ {0,3}(`{3,}|~{3,})/.exec(line);
+  return match?.[1] ?? null;
+}
+
+/** One line of a Markdown body, knowing whether it sits inside a code fence. */
+export interface MarkdownLine {
+  text: string;
+  inFence: boolean;
+  heading?: { level: number; text: string };
+}
+
+/**
+ * Classifies each line of a Markdown body, so callers can split at headings
+ * and blank lines without ever cutting a code block in two.
+ */
+export function markdownLines(body: string): MarkdownLine[] {
+  const lines: MarkdownLine[] = [];
+  let openFence: string | null = null;
+  for (const text of body.split(/\r?\n/)) {
+    const marker = fenceMarker(text);
+    if (openFence) {
+      lines.push({ text, inFence: true });
+      if (marker && marker[0] === openFence[0] && marker.length >= openFence.length) openFence = null;
+      continue;
+    }
+    if (marker) {
+      openFence = marker;
+      lines.push({ text, inFence: true });
+      continue;
+    }
+    const heading = /^ {0,3}(#{1,6})[ \t]+(.+?)[ \t#]*$/.exec(text);
+    if (heading?.[1] && heading[2]) {
+      lines.push({ text, inFence: false, heading: { level: heading[1].length, text: cleanHeading(heading[2]) } });
+    } else {
+      lines.push({ text, inFence: false });
+    }
+  }
+  return lines;
+}
+
+/** Heading text without inline Markdown or a trailing `{#anchor}`. */
+function cleanHeading(text: string): string {
+  return text
+    .replace(/\s*\{#[^}]*\}\s*$/, "")
+    .replace(/`([^`]*)`/g, "$1")
+    .replace(/\[([^\]]*)\]\([^)]*\)/g, "$1")
+    .replace(/[*_]{1,3}([^*_]+)[*_]{1,3}/g, "$1")
+    .trim();
+}
+
+/**
+ * The anchor a heading gets on GitHub-style sites: lower case, punctuation
+ * dropped, spaces to hyphens.
+ *
+ * @example headingSlug("Handling Futures!") // "handling-futures"
+ */
+export function headingSlug(text: string): string {
+  const slug = text
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}\s_-]/gu, "")
+    .trim()
+    .replace(/\s+/g, "-");
+  return slug || "section";
+}

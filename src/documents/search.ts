@@ -1,0 +1,71 @@
+import { AlmanacError } from "../errors.ts";
+import { compileFilter } from "./filter.ts";
+import { ftsQueryFor } from "./query-text.ts";
+import { searchChunks, type ChunkHit } from "./store.ts";
+
+/** A search request after argument validation (SPEC 2.1). */
+export interface SearchRequest {
+  query: string;
+  pageSize?: number;
+  pageToken?: string;
+  filter?: string;
+}
+
+/** One page of search results. */
+export interface SearchResult {
+  results: ChunkHit[];
+  nextPageToken?: string;
+}
+
+/** Page size when the caller gives none, as Google's server uses. */
+export const DEFAULT_PAGE_SIZE = 5;
+export const MAX_PAGE_SIZE = 20;
+/** Paging stops here: results this deep are noise, and OFFSET cost grows with depth. */
+const MAX_OFFSET = 200;
+
+/** Chunks relevant to the query, best first, one page at a time. */
+export async function searchDocuments(db: D1Database, request: SearchRequest): Promise<SearchResult> {
+  const pageSize = request.pageSize ?? DEFAULT_PAGE_SIZE;
+  const filter = compileFilter(request.filter);
+  const key = await pageTokenKey(request.query, request.filter);
+  const offset = request.pageToken ? decodePageToken(request.pageToken, key) : 0;
+  const ftsQuery = ftsQueryFor(request.query);
+  if (!ftsQuery) return { results: [] };
+  // One extra row tells whether another page exists without a count query.
+  const hits = await searchChunks(db, ftsQuery, { limit: pageSize + 1, offset, filter });
+  const results = hits.slice(0, pageSize);
+  const nextOffset = offset + pageSize;
+  return hits.length > pageSize && nextOffset < MAX_OFFSET
+    ? { results, nextPageToken: encodePageToken(nextOffset, key) }
+    : { results };
+}
+
+/**
+ * Page tokens carry the offset and a fingerprint of the query and filter, so
+ * a token replayed with another query is refused instead of paging nonsense.
+ */
+async function pageTokenKey(query: string, filter: string | undefined): Promise<string> {
+  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(JSON.stringify([query, filter ?? ""])));
+  return [...new Uint8Array(digest).slice(0, 6)].map((byte) => byte.toString(16).padStart(2, "0")).join("");
+}
+
+function encodePageToken(offset: number, key: string): string {
+  return btoa(`${offset}.${key}`).replace(/=+$/, "");
+}
+
+function decodePageToken(token: string, key: string): number {
+  let decoded = "";
+  try {
+    decoded = atob(token);
+  } catch {
+    // Falls through to the error below.
+  }
+  const match = /^(\d{1,4})\.([0-9a-f]{12})$/.exec(decoded);
+  if (!match) {
+    throw new AlmanacError("INVALID_ARGUMENT", "pageToken is not a token this server issued; pass the nextPageToken of a previous result, or omit it");
+  }
+  if (match[2] !== key) {
+    throw new AlmanacError("INVALID_ARGUMENT", "pageToken belongs to a different query or filter; repeat the same query and filter to page, or omit pageToken");
+  }
+  return Number(match[1]);
+}

@@ -1,0 +1,19 @@
+import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import { McpAgent } from "agents/mcp";
+import { SERVER_INSTRUCTIONS, enabledTools } from "../tools/index.ts";
+import { registerConformanceTool } from "./conformance-tool.ts";
+import { registerTool, reportArgumentErrorsWithStatus } from "./register-tools.ts";
+
+/** Name and version reported in the MCP initialize result. */
+export const SERVER_INFO = { name: "almanac", version: "0.1.0" } as const;
+
+/** One MCP session: a Durable Object holding an MCP server with Almanac's tools. */
+export class AlmanacMcp extends McpAgent<Env> {
+  server = new McpServer(SERVER_INFO, { instructions: SERVER_INSTRUCTIONS });
+
+  async init(): Promise<void> {
+    reportArgumentErrorsWithStatus(this.server);
+    for (const tool of enabledTools(this.env.ENABLED_TOOLS)) registerTool(this.server, this.env, tool);
+    if (this.env.CONFORMANCE_TOOL === "on") registerConformanceTool(this.server);
+  }
+}

@@ -1,0 +1,50 @@
+import type { MiddlewareHandler } from "hono";
+
+function commaList(value: string | undefined): string[] {
+  return (value ?? "")
+    .split(",")
+    .map((item) => item.trim().toLowerCase())
+    .filter(Boolean);
+}
+
+/**
+ * DNS-rebinding protection for the MCP endpoint, as the MCP transport spec
+ * requires: a browser page on a foreign origin must not reach a server, least
+ * of all one on localhost. A request is refused with 403 when
+ * - its Host is not in ALLOWED_HOSTS (when that list is set: `npm start` sets
+ *   the loopback names, so a rebound evil.example.com is refused), or
+ * - it carries an Origin that is neither the server's own nor in ALLOWED_ORIGINS.
+ * Requests without Origin come from non-browser clients and pass.
+ */
+export function originGuard(): MiddlewareHandler<{ Bindings: Env }> {
+  return async (c, next) => {
+    const allowedHosts = commaList(c.env.ALLOWED_HOSTS);
+    const host = (c.req.header("host") ?? new URL(c.req.url).host).toLowerCase();
+    if (allowedHosts.length > 0 && !allowedHosts.includes(host) && !allowedHosts.includes(hostname(host))) {
+      return c.json(forbidden(`Host "${host}" is not served here; allowed hosts: ${allowedHosts.join(", ")}`), 403);
+    }
+    const origin = c.req.header("origin");
+    if (origin !== undefined) {
+      const allowedOrigins = commaList(c.env.ALLOWED_ORIGINS);
+      const ownOrigin = `${new URL(c.req.url).protocol}//${host}`;
+      const normalized = origin.toLowerCase();
+      if (normalized !== ownOrigin && !allowedOrigins.includes("*") && !allowedOrigins.includes(normalized)) {
+        return c.json(
+          forbidden(`Origin "${origin}" may not call this MCP server; its operator can allow it by adding it to ALLOWED_ORIGINS`),
+          403,
+        );
+      }
+    }
+    await next();
+  };
+}
+
+/** "localhost:8787" → "localhost", "[::1]:8787" → "[::1]". */
+function hostname(host: string): string {
+  return host.replace(/:\d+$/, "");
+}
+
+/** A JSON-RPC error body without id, as MCP servers answer requests they refuse. */
+function forbidden(message: string) {
+  return { jsonrpc: "2.0", error: { code: -32000, message: `Forbidden: ${message}` }, id: null };
+}

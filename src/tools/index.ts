@@ -1,0 +1,25 @@
+import type { AnyToolDefinition } from "./define.ts";
+import { answerQueryTool } from "./answer-query.ts";
+import { getDocumentsTool } from "./get-documents.ts";
+import { searchDocumentsTool } from "./search-documents.ts";
+
+/** Every tool Almanac offers, in the order tools/list shows them. */
+export const ALL_TOOLS: readonly AnyToolDefinition[] = [searchDocumentsTool, getDocumentsTool, answerQueryTool];
+
+/** The tools ENABLED_TOOLS allows (a comma list; empty allows all). */
+export function enabledTools(enabled: string | undefined): AnyToolDefinition[] {
+  const names = (enabled ?? "")
+    .split(",")
+    .map((name) => name.trim())
+    .filter(Boolean);
+  return names.length === 0 ? [...ALL_TOOLS] : ALL_TOOLS.filter((tool) => names.includes(tool.name));
+}
+
+/** The workflow the server's instructions teach every client (SPEC 2.5). */
+export const SERVER_INSTRUCTIONS = [
+  "Almanac serves documentation and a library of vetted query templates.",
+  "Documentation: call search_documents to find relevant chunks, then get_documents with a chunk's `parent` for the whole page.",
+  "answer_query gives a grounded, cited answer to conceptual questions; it has a limited quota, so on HTTP 429 fall back to search_documents.",
+  "Cite the document names you used (`parent` or `references`).",
+  "Query library: query_library_search finds entries by intent, query_library_get renders one with validated params; run the SQL with the tool named in `next_tool` on a StackQL server. Almanac itself never executes SQL.",
+].join(" ");

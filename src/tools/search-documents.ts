@@ -1,0 +1,63 @@
+import { z } from "zod";
+import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, searchDocuments, type SearchResult } from "../documents/search.ts";
+import { READ_ONLY_ANNOTATIONS, defineTool } from "./define.ts";
+import { documentSummarySchema, filterField, queryField } from "./document-fields.ts";
+
+const hitSchema = z.object({
+  parent: z.string().describe("Name of the document this chunk belongs to; pass it to get_documents for the whole page"),
+  id: z.string().describe("Chunk id, unique within its document (the section anchor)"),
+  content: z.string().describe("The chunk's Markdown, starting with its heading path"),
+  document: documentSummarySchema,
+});
+
+export const searchDocumentsTool = defineTool({
+  name: "search_documents",
+  title: "Search documentation",
+  description: [
+    "Search the documentation corpus and get back the most relevant chunks (page sections), best first.",
+    "Use it for exact code samples, API names, CLI flags, configuration keys, error messages and step-by-step instructions.",
+    "Each result is a chunk, not a whole page: pass a result's `parent` to get_documents to read the full page.",
+    "Write queries as keywords or a short question; if nothing comes back, rephrase with other or fewer words.",
+    "Use `pageToken` from `nextPageToken` for more results of the same query.",
+  ].join(" "),
+  inputSchema: {
+    query: queryField.describe("What to look for: keywords or a short question (1–500 characters)"),
+    pageSize: z
+      .number()
+      .int("pageSize must be a whole number")
+      .min(1, "pageSize must be at least 1")
+      .max(MAX_PAGE_SIZE, `pageSize must be at most ${MAX_PAGE_SIZE}`)
+      .optional()
+      .describe(`How many chunks to return, 1–${MAX_PAGE_SIZE} (default ${DEFAULT_PAGE_SIZE})`),
+    pageToken: z.string().max(200, "pageToken is too long; pass nextPageToken exactly as returned").optional().describe("nextPageToken from a previous call with the same query, for the next page"),
+    filter: filterField,
+  },
+  outputSchema: {
+    results: z.array(hitSchema).describe("Matching chunks, most relevant first; empty when nothing matched"),
+    nextPageToken: z.string().optional().describe("Pass as pageToken to get the next page; absent on the last page"),
+  },
+  annotations: { title: "Search documentation", ...READ_ONLY_ANNOTATIONS },
+  async run(env, args) {
+    const result = await searchDocuments(env.DB, args);
+    return { structured: result, text: formatSearchResult(args.query, result) };
+  },
+});
+
+/** The Markdown a model reads: per hit the title, uri, parent and content. */
+export function formatSearchResult(query: string, result: SearchResult): string {
+  if (result.results.length === 0) {
+    return `No documentation matched "${query}". Rephrase with other or fewer keywords (a product, API or error name works best), or drop the filter.`;
+  }
+  const hits = result.results.map((hit, index) =>
+    [
+      `## ${index + 1}. ${hit.document.title}`,
+      `- uri: ${hit.document.uri}#${hit.id}`,
+      `- parent: ${hit.parent}`,
+      `- updated: ${hit.document.updateTime}`,
+      "",
+      hit.content,
+    ].join("\n"),
+  );
+  const more = result.nextPageToken ? `\n\nMore results: call again with pageToken "${result.nextPageToken}".` : "";
+  return `${hits.join("\n\n---\n\n")}${more}\n\nFor a whole page, call get_documents with its parent.`;
+}
