@@ -51,8 +51,11 @@ export function siteFor(baseUri: string, dataSource?: string): Site {
   return { baseUri: normalizeBaseUri(`${url.origin}${url.pathname}`), dataSource: dataSource ?? url.host };
 }
 
-/** Turns one Markdown file into a document, or throws PageError saying why it cannot. */
-export async function prepareDocument(relativePath: string, text: string, site: Site): Promise<PreparedDocument> {
+/**
+ * Turns one Markdown file into a document; null when the page has no content
+ * to index. Throws PageError saying why a malformed page cannot be ingested.
+ */
+export async function prepareDocument(relativePath: string, text: string, site: Site): Promise<PreparedDocument | null> {
   let page;
   try {
     page = parseMarkdownPage(text);
@@ -62,7 +65,7 @@ export async function prepareDocument(relativePath: string, text: string, site: 
   const title = frontMatterString(relativePath, page.frontMatter, "title") ?? firstHeading(page.body) ?? titleFromPath(relativePath);
   const description = frontMatterString(relativePath, page.frontMatter, "description") ?? "";
   const content = page.body.trim();
-  if (!content) throw new PageError(relativePath, "the page has no content after its front matter");
+  if (!content) return null;
   const uri = pageUri(site.baseUri, relativePath);
   return {
     name: documentNameForUri(uri),

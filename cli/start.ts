@@ -1,0 +1,57 @@
+// npm start: load the default corpus into local D1, then serve the Worker with `wrangler dev`.
+import { spawn } from "node:child_process";
+import { join } from "node:path";
+import { siteFor } from "../src/documents/ingest.ts";
+import { describeDocsIngest, ingestDocsFolder } from "./ingest-docs.ts";
+import { DEFAULT_STATE_DIR, applyLocalMigrations, withLocalEnv } from "./local-env.ts";
+
+/** Where the default corpus (Almanac's own documentation) is published. */
+export const DEFAULT_CORPUS = { dir: "corpus/docs", baseUri: "https://almanac.dev/docs" } as const;
+
+/** The names a browser may use to reach a local server; anything else is DNS rebinding. */
+const LOOPBACK_HOSTS = "localhost,127.0.0.1,[::1]";
+
+async function main(argv: string[]): Promise<void> {
+  const { stateDir, passThrough } = splitArguments(argv);
+  const port = process.env.PORT ?? "8787";
+
+  applyLocalMigrations(stateDir);
+  const site = siteFor(DEFAULT_CORPUS.baseUri);
+  const result = await withLocalEnv(stateDir, (env) => ingestDocsFolder(env.DB, DEFAULT_CORPUS.dir, site, { prune: true }));
+  console.log(`default corpus ${describeDocsIngest(site.baseUri, result)}`);
+
+  const wranglerDev = [
+    join("node_modules", "wrangler", "bin", "wrangler.js"),
+    "dev",
+    ...["--port", port, "--persist-to", stateDir, "--var", `ALLOWED_HOSTS:${LOOPBACK_HOSTS}`],
+    ...passThrough,
+  ];
+  const dev = spawn(process.execPath, wranglerDev, { stdio: "inherit" });
+  for (const signal of ["SIGINT", "SIGTERM"] as const) process.on(signal, () => dev.kill(signal));
+  dev.on("exit", (code) => process.exit(code ?? 0));
+}
+
+/** Our one flag, `--persist-to <dir>`; every other argument goes to `wrangler dev` untouched. */
+function splitArguments(argv: string[]): { stateDir: string; passThrough: string[] } {
+  let stateDir: string = DEFAULT_STATE_DIR;
+  const passThrough: string[] = [];
+  for (let i = 0; i < argv.length; i += 1) {
+    const arg = argv[i] ?? "";
+    if (arg === "--persist-to") {
+      const dir = argv[i + 1];
+      if (!dir) throw new Error("--persist-to needs a folder");
+      stateDir = dir;
+      i += 1;
+    } else if (arg.startsWith("--persist-to=")) {
+      stateDir = arg.slice("--persist-to=".length);
+    } else {
+      passThrough.push(arg);
+    }
+  }
+  return { stateDir, passThrough };
+}
+
+main(process.argv.slice(2)).catch((error: unknown) => {
+  console.error(`start: ${error instanceof Error ? error.message : String(error)}`);
+  process.exit(1);
+});

@@ -1,0 +1,21 @@
+// Unit and integration tests, run inside workerd against real D1, KV and
+// Durable Objects (Miniflare), with the project's own wrangler.toml.
+import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-plugin";
+import { defineConfig } from "vitest/config";
+
+export default defineConfig(async () => ({
+  plugins: [
+    cloudflareTest({
+      wrangler: { configPath: "./wrangler.toml" },
+      miniflare: {
+        // Test-only binding: the setup file applies these migrations to each test's D1.
+        bindings: { TEST_MIGRATIONS: await readD1Migrations("./migrations") },
+      },
+    }),
+  ],
+  test: {
+    include: ["test/**/*.test.ts"],
+    exclude: ["test/e2e/**"],
+    setupFiles: ["./test/apply-migrations.ts"],
+  },
+}));
