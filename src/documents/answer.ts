@@ -1,4 +1,5 @@
 import { compileFilter } from "./filter.ts";
+import { markdownLines } from "./markdown.ts";
 import { ftsQueryFor, queryTerms } from "./query-text.ts";
 import { searchChunks, type ChunkHit } from "./store.ts";
 
@@ -67,19 +68,14 @@ function wordsOf(text: string): Set<string> {
 function sentencesOf(hit: ChunkHit, hitRank: number): Sentence[] {
   const body = hit.content.split("\n").slice(2).join("\n"); // drop the heading-path line
   const prose: string[] = [];
-  let inFence = false;
-  for (const line of body.split("\n")) {
-    if (/^ {0,3}(```|~~~)/.test(line)) {
-      inFence = !inFence;
-      prose.push("");
-      continue;
-    }
-    if (inFence || /^\s*(\||<|#|:::|\{%)/.test(line)) {
+  for (const line of markdownLines(body)) {
+    if (line.inFence || line.heading || /^\s*(\||<|:::|\{%)/.test(line.text)) {
       prose.push("");
       continue;
     }
     // List items stand alone; other lines continue their paragraph.
-    prose.push(/^\s*([-*+]|\d+[.)])\s+/.test(line) ? `\n${line.replace(/^\s*([-*+]|\d+[.)])\s+/, "")}` : line);
+    const item = /^\s*([-*+]|\d+[.)])\s+/;
+    prose.push(item.test(line.text) ? `\n${line.text.replace(item, "")}` : line.text);
   }
   const paragraphs = prose.join("\n").split(/\n\s*\n/);
   const sentences: Sentence[] = [];

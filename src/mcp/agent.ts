@@ -12,8 +12,9 @@ export class AlmanacMcp extends McpAgent<Env> {
   server = new McpServer(SERVER_INFO, { instructions: SERVER_INSTRUCTIONS });
 
   async init(): Promise<void> {
-    reportArgumentErrorsWithStatus(this.server);
-    for (const tool of enabledTools(this.env.ENABLED_TOOLS)) registerTool(this.server, this.env, tool);
+    const tools = enabledTools(this.env.ENABLED_TOOLS);
+    reportArgumentErrorsWithStatus(this.server, tools);
+    for (const tool of tools) registerTool(this.server, this.env, tool);
     if (this.env.CONFORMANCE_TOOL === "on") registerConformanceTool(this.server);
   }
 }

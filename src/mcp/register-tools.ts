@@ -1,8 +1,8 @@
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import type { z } from "zod";
+import { z } from "zod";
 import { toAlmanacError } from "../errors.ts";
-import type { ToolDefinition } from "../tools/define.ts";
+import type { AnyToolDefinition, ToolDefinition } from "../tools/define.ts";
 
 /**
  * Registers a transport-free tool on an MCP server. This wrapper is the one
@@ -41,7 +41,7 @@ export function registerTool<Input extends z.ZodRawShape, Output extends z.ZodRa
 }
 
 interface SdkToolValidation {
-  validateToolInput(tool: { inputSchema?: z.ZodObject }, args: unknown, toolName: string): Promise<unknown>;
+  validateToolInput(tool: unknown, args: unknown, toolName: string): Promise<unknown>;
 }
 
 /**
@@ -51,15 +51,18 @@ interface SdkToolValidation {
  * the SDK offers no hook, so its one validation method is replaced. Unknown
  * arguments are refused too (a misspelt `filters` must not be ignored).
  */
-export function reportArgumentErrorsWithStatus(server: McpServer): void {
+export function reportArgumentErrorsWithStatus(server: McpServer, tools: readonly AnyToolDefinition[]): void {
+  const schemas = new Map(tools.map((tool) => [tool.name, z.strictObject(tool.inputSchema)]));
   const sdk = server as unknown as SdkToolValidation;
-  sdk.validateToolInput = async (tool, args) => {
-    if (!tool.inputSchema) return undefined;
-    const parsed = await tool.inputSchema.strict().safeParseAsync(args ?? {});
+  const validateWithSdk = sdk.validateToolInput.bind(server);
+  sdk.validateToolInput = async (tool, args, toolName) => {
+    const schema = schemas.get(toolName);
+    if (!schema) return validateWithSdk(tool, args, toolName);
+    const parsed = await schema.safeParseAsync(args ?? {});
     if (parsed.success) return parsed.data;
     const problems = parsed.error.issues.map((issue) => {
-      const field = issue.path.map(String).join(".");
       if (issue.code === "unrecognized_keys") return `unknown argument ${issue.keys.map((key) => `"${key}"`).join(", ")}; see the tool's input schema`;
+      const field = issue.path.map(String).join(".");
       return field && !issue.message.startsWith(field.split(".")[0] ?? "") ? `${field}: ${issue.message}` : issue.message;
     });
     throw new Error(`INVALID_ARGUMENT: ${problems.join("; ")}`);

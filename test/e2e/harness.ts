@@ -1,0 +1,66 @@
+// Starts the real dev server the way a user does (`npm start`), on a free
+// port with its own state folder, and stops it afterwards.
+import { spawn, type ChildProcess } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+
+export interface RunningServer {
+  url: string;
+  stateDir: string;
+  stop(): Promise<void>;
+}
+
+/** A TCP port nobody is listening on right now. */
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const address = server.address();
+      const port = typeof address === "object" && address ? address.port : 0;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** Runs `node cli/start.ts` (what `npm start` runs) and waits until /healthz answers. */
+export async function startServer(extraArgs: string[] = []): Promise<RunningServer> {
+  const port = await freePort();
+  const stateDir = mkdtempSync(join(tmpdir(), "almanac-e2e-"));
+  const child: ChildProcess = spawn(process.execPath, ["cli/start.ts", "--persist-to", stateDir, ...extraArgs], {
+    env: { ...process.env, PORT: String(port) },
+    stdio: ["ignore", "pipe", "pipe"],
+    detached: true,
+  });
+  let output = "";
+  child.stdout?.on("data", (data: Buffer) => (output += data.toString()));
+  child.stderr?.on("data", (data: Buffer) => (output += data.toString()));
+  const url = `http://localhost:${port}`;
+  const deadline = Date.now() + 150_000;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`npm start exited with ${child.exitCode}:\n${output}`);
+    try {
+      const response = await fetch(`${url}/healthz`);
+      if (response.ok) break;
+    } catch {
+      // Not listening yet.
+    }
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+  if (Date.now() >= deadline) throw new Error(`the dev server did not answer /healthz in time:\n${output}`);
+  return {
+    url,
+    stateDir,
+    async stop() {
+      if (child.exitCode === null && child.pid) {
+        const exited = new Promise((resolve) => child.once("exit", resolve));
+        process.kill(-child.pid, "SIGTERM");
+        await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 10_000))]);
+        if (child.exitCode === null) process.kill(-child.pid, "SIGKILL");
+      }
+      rmSync(stateDir, { recursive: true, force: true });
+    },
+  };
+}
