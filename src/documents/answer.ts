@@ -1,6 +1,6 @@
 import { compileFilter } from "./filter.ts";
 import { markdownLines } from "./markdown.ts";
-import { ftsQueryFor, queryTerms } from "./query-text.ts";
+import { ftsQueryFor, queryWords } from "./query-text.ts";
 import { searchChunks, type ChunkHit } from "./store.ts";
 
 /** A grounded answer in the shape of Google's AnswerQueryResponse. */
@@ -21,14 +21,19 @@ const CANDIDATE_CHUNKS = 12;
 const MAX_SENTENCES = 5;
 /** Stop adding sentences past this length (characters). */
 const MAX_ANSWER_CHARS = 900;
-/** A sentence must score at least this share of the best one to be used. */
-const RELATIVE_SCORE_FLOOR = 0.35;
+/** A sentence from elsewhere must score at least this share of the best one to be added. */
+const RELATIVE_SCORE_FLOOR = 0.55;
+/** The sentences right after the best one continue its explanation when this related. */
+const CONTINUATION_SCORE_FLOOR = 0.2;
+/** How many sentences may follow the best one from its own paragraph. */
+const MAX_CONTINUATION = 2;
 
 interface Sentence {
   text: string;
   words: Set<string>;
   hit: ChunkHit;
   hitRank: number;
+  paragraph: number;
   order: number;
   score: number;
 }
@@ -46,7 +51,7 @@ export async function answerQuery(db: D1Database, request: { query: string; filt
   const noAnswer: Answer = { answerText: NO_GROUNDED_ANSWER, references: [], citations: [] };
   if (!ftsQuery) return noAnswer;
   const hits = await searchChunks(db, ftsQuery, { limit: CANDIDATE_CHUNKS, offset: 0, filter });
-  const terms = [...new Set(queryTerms(request.query).map(stem))];
+  const terms = [...new Set(queryWords(request.query).map(stem))];
   const sentences = hits.flatMap((hit, hitRank) => sentencesOf(hit, hitRank));
   scoreSentences(sentences, terms);
   const chosen = chooseSentences(sentences, terms);
@@ -64,28 +69,50 @@ function wordsOf(text: string): Set<string> {
   return new Set((text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []).map(stem));
 }
 
-/** Readable prose of a chunk, one entry per sentence or list item; code is left out. */
+/** A short code sample may ride along with the sentence that introduces it. */
+const MAX_INTRODUCED_CODE_CHARS = 320;
+
+/**
+ * Readable prose of a chunk, one entry per sentence or list item. Code is
+ * not prose, except that a short code block directly after a sentence ending
+ * in ":" ("The port comes from PORT:") completes that sentence, so it is kept.
+ */
 function sentencesOf(hit: ChunkHit, hitRank: number): Sentence[] {
   const body = hit.content.split("\n").slice(2).join("\n"); // drop the heading-path line
-  const prose: string[] = [];
+  const blocks: { code: boolean; lines: string[] }[] = [];
+  const item = /^\s*([-*+]|\d+[.)])\s+/;
   for (const line of markdownLines(body)) {
-    if (line.inFence || line.heading || /^\s*(\||<|:::|\{%)/.test(line.text)) {
-      prose.push("");
+    const skipped = line.heading || /^\s*(\||<|:::|\{%)/.test(line.text);
+    const last = blocks[blocks.length - 1];
+    if (line.inFence) {
+      if (last?.code && !/^ {0,3}(```|~~~)/.test(line.text)) last.lines.push(line.text);
+      else if (last?.code) blocks.push({ code: false, lines: [] }); // the closing fence ends the block
+      else blocks.push({ code: true, lines: [] });
       continue;
     }
+    if (!last || last.code) blocks.push({ code: false, lines: [] });
+    const prose = blocks[blocks.length - 1] as { lines: string[] };
     // List items stand alone; other lines continue their paragraph.
-    const item = /^\s*([-*+]|\d+[.)])\s+/;
-    prose.push(item.test(line.text) ? `\n${line.text.replace(item, "")}` : line.text);
+    prose.lines.push(skipped ? "" : item.test(line.text) ? `\n${line.text.replace(item, "")}` : line.text);
   }
-  const paragraphs = prose.join("\n").split(/\n\s*\n/);
   const sentences: Sentence[] = [];
-  for (const paragraph of paragraphs) {
-    const flat = plainText(paragraph);
-    if (!flat) continue;
-    for (const text of flat.split(/(?<=[.!?])\s+(?=[A-Z`"'(\[*_])/)) {
-      const trimmed = text.trim();
-      if (trimmed.length < 25 || !/[\p{L}]/u.test(trimmed)) continue;
-      sentences.push({ text: trimmed, words: wordsOf(trimmed), hit, hitRank, order: sentences.length, score: 0 });
+  let paragraph = 0;
+  for (const block of blocks) {
+    const previous = sentences[sentences.length - 1];
+    if (block.code) {
+      const code = block.lines.join("\n").trim();
+      if (previous?.hit === hit && previous.text.endsWith(":") && code && code.length <= MAX_INTRODUCED_CODE_CHARS) {
+        previous.text = `${previous.text}\n${code}`;
+      }
+      continue;
+    }
+    for (const markdown of block.lines.join("\n").split(/\n\s*\n/)) {
+      paragraph += 1;
+      for (const text of plainText(markdown).split(/(?<=[.!?])\s+(?=[A-Z`"'(\[*_])/)) {
+        const trimmed = text.trim();
+        if (trimmed.length < 25 || !/[\p{L}]/u.test(trimmed)) continue;
+        sentences.push({ text: trimmed, words: wordsOf(trimmed), hit, hitRank, paragraph, order: sentences.length, score: 0 });
+      }
     }
   }
   return sentences;
@@ -119,18 +146,25 @@ function scoreSentences(sentences: Sentence[], terms: string[]): void {
         covered += 1;
       } else if (headingWords.has(term)) {
         // A term in the section heading grounds the sentence's topic, at a discount.
-        score += 0.4 * (weight.get(term) ?? 0);
+        score += 0.8 * (weight.get(term) ?? 0);
       }
     }
     if (covered === 0) continue;
     const coverage = covered / terms.length;
     const lengthPenalty = sentence.text.length > 400 ? 0.7 : 1;
-    const retrievalPrior = 1 / (1 + 0.15 * sentence.hitRank);
-    sentence.score = score * (0.5 + coverage) * lengthPenalty * retrievalPrior;
+    // A question in the docs ("Ask: how does X work?") restates the query; it answers nothing.
+    const questionPenalty = sentence.text.includes("?") ? 0.3 : 1;
+    const retrievalPrior = 1 / (1 + 0.3 * sentence.hitRank);
+    sentence.score = score * (0.5 + coverage) * lengthPenalty * questionPenalty * retrievalPrior;
   }
 }
 
-/** Greedy selection with a redundancy penalty (maximal marginal relevance). */
+/**
+ * The best sentence leads, followed by the sentences that continue it in its
+ * paragraph (an explanation rarely fits one sentence); then the strongest
+ * other sentences, each penalised by its overlap with what is already chosen
+ * (maximal marginal relevance), so the answer does not repeat itself.
+ */
 function chooseSentences(sentences: Sentence[], terms: string[]): Sentence[] {
   const candidates = sentences.filter((sentence) => sentence.score > 0).sort((a, b) => b.score - a.score);
   const best = candidates[0];
@@ -138,10 +172,18 @@ function chooseSentences(sentences: Sentence[], terms: string[]): Sentence[] {
   // The best sentence must speak to a real part of the question, or nothing does.
   const bestCoverage = terms.filter((term) => best.words.has(term) || wordsOf(best.hit.content.split("\n")[0] ?? "").has(term)).length;
   if (bestCoverage < Math.max(1, Math.ceil(terms.length * 0.4))) return [];
-  const chosen: Sentence[] = [];
-  let length = 0;
+  const chosen: Sentence[] = [best];
+  const continuation = sentences.filter(
+    (sentence) => sentence.hit === best.hit && sentence.paragraph === best.paragraph && sentence.order > best.order,
+  );
+  for (const next of continuation.slice(0, MAX_CONTINUATION)) {
+    if (next.score < CONTINUATION_SCORE_FLOOR * best.score) break;
+    chosen.push(next);
+  }
+  let length = chosen.reduce((sum, sentence) => sum + sentence.text.length, 0);
   for (const candidate of candidates) {
     if (chosen.length >= MAX_SENTENCES || length >= MAX_ANSWER_CHARS) break;
+    if (chosen.includes(candidate)) continue;
     const redundancy = Math.max(0, ...chosen.map((picked) => overlap(picked.words, candidate.words)));
     if (candidate.score * (1 - 0.8 * redundancy) < RELATIVE_SCORE_FLOOR * best.score) continue;
     chosen.push(candidate);
@@ -156,7 +198,7 @@ function overlap(a: Set<string>, b: Set<string>): number {
   return shared / Math.max(1, Math.min(a.size, b.size));
 }
 
-/** Groups the sentences by page (best page first, page order inside) and cites each one. */
+/** Groups the sentences by page (best page first) and cites each one. */
 function composeAnswer(chosen: Sentence[]): Answer {
   const references: string[] = [];
   for (const sentence of chosen) if (!references.includes(sentence.hit.parent)) references.push(sentence.hit.parent);
@@ -165,9 +207,8 @@ function composeAnswer(chosen: Sentence[]): Answer {
   const paragraphs: string[] = [];
   let bytes = 0;
   references.forEach((parent, referenceIndex) => {
-    const group = chosen
-      .filter((sentence) => sentence.hit.parent === parent)
-      .sort((a, b) => a.hitRank - b.hitRank || a.order - b.order);
+    // Selection order: the best sentence and its continuation lead, then by relevance.
+    const group = chosen.filter((sentence) => sentence.hit.parent === parent);
     if (paragraphs.length > 0) bytes += encoder.encode("\n\n").byteLength;
     const parts: string[] = [];
     for (const sentence of group) {

@@ -14,21 +14,37 @@ const STOPWORDS = new Set(
 const MAX_QUERY_TERMS = 32;
 
 /**
- * The search terms of free user text: lower-cased runs of letters and digits.
- * Everything else (quotes, `*`, `-`, `:`, parentheses, emoji) is a separator,
- * so no user text can ever be FTS5 syntax.
+ * Letters and digits, joined by `_`, `-` or `.` inside a term, so identifiers
+ * such as get_documents, NOT_FOUND, mcp-remote or wrangler.toml stay one term.
+ */
+const TERM = /[\p{L}\p{N}]+(?:[_.-][\p{L}\p{N}]+)*/gu;
+
+function isTopical(word: string): boolean {
+  return !STOPWORDS.has(word) && (word.length > 1 || /\p{N}/u.test(word));
+}
+
+/**
+ * The search terms of free user text, lower-cased. Everything outside a term
+ * (quotes, `*`, `:`, parentheses, emoji) is a separator, so no user text can
+ * ever be FTS5 syntax. Stopwords are dropped unless nothing else is left.
  */
 export function queryTerms(text: string): string[] {
-  const words = text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [];
-  const distinct = [...new Set(words)];
-  const topical = distinct.filter((word) => !STOPWORDS.has(word) && (word.length > 1 || /\p{N}/u.test(word)));
+  const distinct = [...new Set(text.toLowerCase().match(TERM) ?? [])];
+  const topical = distinct.filter(isTopical);
   return (topical.length > 0 ? topical : distinct).slice(0, MAX_QUERY_TERMS);
+}
+
+/** The single topical words of a query: its terms split at `_`, `-` and `.`. */
+export function queryWords(text: string): string[] {
+  const words = queryTerms(text).flatMap((term) => term.split(/[_.-]/));
+  return [...new Set(words.filter(isTopical))];
 }
 
 /**
  * An FTS5 MATCH expression for free text: every term quoted (so `NEAR`, `AND`
- * or `x:y` are only words) and OR-ed, leaving BM25 to rank chunks that match
- * more and rarer terms first. Null when the text has no searchable term.
+ * or `x:y` are only words, and get_documents is the phrase "get documents")
+ * and OR-ed, leaving BM25 to rank chunks that match more and rarer terms
+ * first. Null when the text has no searchable term.
  *
  * @example ftsQueryFor('"foo* AND (bar') // '"foo" OR "and" OR "bar"'
  */

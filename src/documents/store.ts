@@ -96,6 +96,17 @@ export async function findDocuments(db: D1Database, names: readonly string[]): P
 const COLUMN_WEIGHTS = "10.0, 4.0, 1.0";
 
 /**
+ * How much the other matching chunks of the same page add to a chunk's score.
+ * A page that treats the topic in several sections is more likely the page
+ * the question is about than one that mentions it once in passing (an index
+ * or overview page), so its chunks rank a little higher.
+ */
+const PAGE_EVIDENCE_WEIGHT = 0.25;
+
+/** Only this many best chunks are ranked; deeper results are noise. */
+const RANKED_CANDIDATES = 250;
+
+/**
  * Chunks matching an FTS5 expression, best first. `ftsQuery` must come from
  * `ftsQueryFor` (every term quoted), so user text never reaches FTS syntax.
  */
@@ -105,15 +116,27 @@ export async function searchChunks(
   options: { limit: number; offset: number; filter: CompiledFilter | null },
 ): Promise<ChunkHit[]> {
   const filterSql = options.filter ? `AND (${options.filter.sql})` : "";
+  // bm25() is lower-is-better (negative), so adding the page's other scores improves a chunk's rank.
   const { results } = await db
     .prepare(
-      `SELECT c.document_name AS parent, c.chunk_id AS id, c.content,
+      `WITH candidates AS (
+         SELECT chunks_fts.rowid AS rowid, c.document_name, bm25(chunks_fts, ${COLUMN_WEIGHTS}) AS score
+         FROM chunks_fts
+         JOIN chunks AS c ON c.rowid = chunks_fts.rowid
+         JOIN documents AS d ON d.name = c.document_name
+         WHERE chunks_fts MATCH ? ${filterSql}
+         ORDER BY score
+         LIMIT ${RANKED_CANDIDATES}
+       ), ranked AS (
+         SELECT rowid, score + ${PAGE_EVIDENCE_WEIGHT} * (SUM(score) OVER (PARTITION BY document_name) - score) AS rank
+         FROM candidates
+       )
+       SELECT c.document_name AS parent, c.chunk_id AS id, c.content,
               d.uri, d.title, d.description, d.data_source, d.update_time
-       FROM chunks_fts
-       JOIN chunks AS c ON c.rowid = chunks_fts.rowid
+       FROM ranked
+       JOIN chunks AS c ON c.rowid = ranked.rowid
        JOIN documents AS d ON d.name = c.document_name
-       WHERE chunks_fts MATCH ? ${filterSql}
-       ORDER BY bm25(chunks_fts, ${COLUMN_WEIGHTS}), c.document_name, c.position
+       ORDER BY ranked.rank, c.document_name, c.position
        LIMIT ? OFFSET ?`,
     )
     .bind(ftsQuery, ...(options.filter?.params ?? []), options.limit, options.offset)

@@ -1,0 +1,90 @@
+// The answer_query quota gate, transport-free: charge a caller, describe the
+// outcome in RateLimit-* headers, and explain a refusal. The /mcp and REST
+// middleware (answer-quota.ts) are thin layers over these.
+import { type Caller, callerIdentity } from "../auth/caller.ts";
+import { AlmanacError } from "../errors.ts";
+import { type QuotaConfig, answerLimits } from "./limits.ts";
+import type { ChargeReceipt, QuotaDecision, WindowStatus } from "./windows.ts";
+
+/** What the gate needs from Env: the limits and the counter namespace. */
+export type QuotaEnv = QuotaConfig & Pick<Env, "QUOTA_COUNTER">;
+
+/**
+ * Charges `calls` answer_query calls to a caller, all or none, in the
+ * caller's QuotaCounter Durable Object.
+ *
+ * @example
+ * const decision = await chargeAnswerQuery(c.env, c.get("caller"), 1);
+ * if (!decision.admitted) throw quotaExceededError(decision, c.get("caller"));
+ */
+export async function chargeAnswerQuery(env: QuotaEnv, caller: Caller, calls: number): Promise<QuotaDecision> {
+  const limits = answerLimits(env, caller);
+  return counterFor(env, caller).charge(calls, limits);
+}
+
+/** Gives back an admitted charge whose request the server refused before answering it. */
+export async function refundAnswerQuery(env: QuotaEnv, caller: Caller, receipt: ChargeReceipt): Promise<void> {
+  await counterFor(env, caller).refund(receipt);
+}
+
+function counterFor(env: QuotaEnv, caller: Caller) {
+  return env.QUOTA_COUNTER.get(env.QUOTA_COUNTER.idFromName(callerIdentity(caller)));
+}
+
+/**
+ * The RateLimit header fields (IETF httpapi draft, the form most clients
+ * read) for the window closest to running out, the policy of both windows,
+ * and on a refusal Retry-After (RFC 9110 §10.2.3).
+ */
+export function rateLimitHeaders(decision: QuotaDecision): Record<string, string> {
+  const { reported } = decision;
+  const headers: Record<string, string> = {
+    "RateLimit-Limit": String(reported.limit),
+    "RateLimit-Remaining": String(reported.remaining),
+    "RateLimit-Reset": String(secondsUntil(reported.resetAt, decision.now)),
+    "RateLimit-Policy": decision.windows.map((w) => `${w.limit};w=${w.window === "minute" ? 60 : 86_400}`).join(", "),
+  };
+  if (decision.retryAfterSeconds !== undefined) headers["Retry-After"] = String(decision.retryAfterSeconds);
+  return headers;
+}
+
+/**
+ * The RESOURCE_EXHAUSTED error for a refused decision. Its message is read by
+ * models and people: it names the limit that was hit, when it resets, and
+ * what to do instead.
+ */
+export function quotaExceededError(decision: QuotaDecision, caller: Caller): AlmanacError {
+  const { reported, calls } = decision;
+  const per = reported.window === "minute" ? "per minute" : "per UTC day";
+  const who = caller.kind === "key" ? `this API key ("${caller.label}")` : "anonymous callers from your IP address";
+  const instead = `Use search_documents instead (then get_documents for whole pages): it costs no quota.${
+    caller.kind === "anonymous" ? " An API key from the operator of this server raises the limit." : ""
+  }`;
+  let problem: string;
+  if (reported.limit === 0) {
+    problem = `answer_query is not available to ${who} on this server (limit 0 calls ${per}).`;
+  } else if (calls > reported.limit) {
+    problem = `this request makes ${calls} answer_query calls, more than the ${reported.limit} ${per} that ${who} may make; send at most ${reported.limit} per request.`;
+  } else {
+    const left = reported.remaining === 0 ? "none left" : `${reported.remaining} left and this request needs ${calls}`;
+    problem = `answer_query quota exhausted: ${who} may make ${reported.limit} calls ${per} and has ${left}; ${describeReset(reported, decision.now)}.`;
+  }
+  return new AlmanacError("RESOURCE_EXHAUSTED", `${problem} ${instead}`);
+}
+
+function describeReset(window: WindowStatus, now: number): string {
+  const at = new Date(window.resetAt).toISOString().replace(".000Z", "Z");
+  return `the ${window.window === "minute" ? "per-minute" : "daily"} limit resets in ${formatDuration(secondsUntil(window.resetAt, now))} (at ${at})`;
+}
+
+/** 42 → "42 s", 3_780 → "1 h 3 min". */
+export function formatDuration(seconds: number): string {
+  if (seconds < 60) return `${seconds} s`;
+  const minutes = Math.ceil(seconds / 60);
+  if (minutes < 60) return `${minutes} min`;
+  return `${Math.floor(minutes / 60)} h ${minutes % 60} min`;
+}
+
+function secondsUntil(at: number, now: number): number {
+  return Math.max(0, Math.ceil((at - now) / 1000));
+}

@@ -1,0 +1,47 @@
+import type { JsonRpcId } from "../auth/refusal.ts";
+
+/** The one tool that consumes quota. */
+export const ANSWER_QUERY_TOOL = "answer_query";
+
+/** What the quota gate needs to know about a POST body on /mcp. */
+export interface InspectedBody {
+  /** How many `tools/call` requests in it call answer_query. */
+  answerQueryCalls: number;
+  /** The ids of every request in it, in order: a refusal answers each of them. */
+  requestIds: JsonRpcId[];
+  batch: boolean;
+}
+
+/**
+ * Finds the answer_query calls in a JSON-RPC message or batch. Counts what
+ * the MCP server would execute: a request (it has an id; the SDK ignores a
+ * `tools/call` notification) whose method is exactly `tools/call` and whose
+ * `params.name` is exactly `answer_query`. A body that is not JSON has no
+ * calls; the MCP transport answers it with a parse error.
+ *
+ * @example inspectJsonRpcBody('{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"answer_query"}}') // { answerQueryCalls: 1, requestIds: [1], batch: false }
+ */
+export function inspectJsonRpcBody(body: string): InspectedBody {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(body);
+  } catch {
+    return { answerQueryCalls: 0, requestIds: [], batch: false };
+  }
+  const batch = Array.isArray(parsed);
+  const messages: unknown[] = Array.isArray(parsed) ? parsed : [parsed];
+  let answerQueryCalls = 0;
+  const requestIds: JsonRpcId[] = [];
+  for (const message of messages) {
+    if (!isObject(message) || typeof message.method !== "string") continue;
+    const id = message.id;
+    if (typeof id !== "string" && typeof id !== "number") continue;
+    requestIds.push(id);
+    if (message.method === "tools/call" && isObject(message.params) && message.params.name === ANSWER_QUERY_TOOL) answerQueryCalls += 1;
+  }
+  return { answerQueryCalls, requestIds, batch };
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}

@@ -1,0 +1,77 @@
+import { DurableObject } from "cloudflare:workers";
+import type { AnswerLimits } from "./limits.ts";
+import { type ChargeReceipt, type QuotaDecision, type StoredWindows, type WindowName, WINDOW_MS, chargeWindows, refundWindows, windowStart } from "./windows.ts";
+
+interface WindowRow extends Record<string, SqlStorageValue> {
+  name: string;
+  start_ms: number;
+  count: number;
+}
+
+/**
+ * The answer_query counter of one caller identity (`idFromName` of an API key
+ * id or a client address). A Durable Object runs one request at a time and
+ * each charge below reads, decides and writes without awaiting in between, so
+ * no two charges interleave: the count is exact under any concurrency. The
+ * counts live in the object's SQLite storage, so they survive eviction and
+ * restarts; the output gate holds each answer until its write is durable.
+ */
+export class QuotaCounter extends DurableObject<Env> {
+  constructor(ctx: DurableObjectState, env: Env) {
+    super(ctx, env);
+    ctx.storage.sql.exec(
+      `CREATE TABLE IF NOT EXISTS answer_windows (
+         name TEXT PRIMARY KEY,     -- 'minute' | 'day'
+         start_ms INTEGER NOT NULL, -- when the window began, epoch ms
+         count INTEGER NOT NULL     -- answer_query calls admitted in it
+       )`,
+    );
+  }
+
+  /** Admits and counts `calls` answer_query calls if both windows have room for all of them; otherwise counts nothing. */
+  async charge(calls: number, limits: AnswerLimits): Promise<QuotaDecision> {
+    const now = Date.now();
+    const { decision, next } = chargeWindows(this.load(), calls, limits, now);
+    if (next) {
+      this.store(next);
+      // Once the day is over the counts mean nothing; let the object forget them (see alarm()).
+      await this.ctx.storage.setAlarm(windowStart("day", now) + WINDOW_MS.day);
+    }
+    return decision;
+  }
+
+  /** Gives back a charge whose request was never served. */
+  refund(receipt: ChargeReceipt): void {
+    this.store(refundWindows(this.load(), receipt));
+  }
+
+  /**
+   * Runs after the UTC day of the last charge. Anonymous callers are counted
+   * per address, so without this every address ever seen would keep a stored
+   * object forever.
+   */
+  override async alarm(): Promise<void> {
+    const today = windowStart("day", Date.now());
+    if ((this.load().day?.start ?? 0) < today) await this.ctx.storage.deleteAll();
+  }
+
+  private load(): StoredWindows {
+    const stored: StoredWindows = {};
+    for (const row of this.ctx.storage.sql.exec<WindowRow>("SELECT name, start_ms, count FROM answer_windows")) {
+      if (row.name === "minute" || row.name === "day") stored[row.name] = { start: row.start_ms, count: row.count };
+    }
+    return stored;
+  }
+
+  private store(windows: StoredWindows): void {
+    for (const [window, held] of Object.entries(windows) as [WindowName, { start: number; count: number }][]) {
+      this.ctx.storage.sql.exec(
+        `INSERT INTO answer_windows (name, start_ms, count) VALUES (?, ?, ?)
+         ON CONFLICT (name) DO UPDATE SET start_ms = excluded.start_ms, count = excluded.count`,
+        window,
+        held.start,
+        held.count,
+      );
+    }
+  }
+}

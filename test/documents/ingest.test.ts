@@ -1,0 +1,125 @@
+import { env } from "cloudflare:test";
+import { describe, expect, it } from "vitest";
+import { chunkDocument, MAX_CHUNK_CHARS } from "../../src/documents/chunk.ts";
+import { PageError, prepareDocument, siteFor, type PreparedDocument } from "../../src/documents/ingest.ts";
+import { documentNameForUri, pageUri } from "../../src/documents/names.ts";
+import { findDocuments, syncDocuments } from "../../src/documents/store.ts";
+import { searchDocuments } from "../../src/documents/search.ts";
+
+const dart = siteFor("https://dart.dev");
+const docs = siteFor("https://example.com/docs/");
+
+async function page(path: string, body: string, site = dart): Promise<PreparedDocument> {
+  const document = await prepareDocument(path, `---\ntitle: ${path}\ndescription: About ${path}.\n---\n${body}`, site);
+  if (!document) throw new Error("expected a document");
+  return document;
+}
+
+describe("names and uris", () => {
+  it("derives uris from paths as static sites publish them", () => {
+    expect(pageUri("https://dart.dev", "language/async.md")).toBe("https://dart.dev/language/async");
+    expect(pageUri("https://dart.dev", "language/index.md")).toBe("https://dart.dev/language");
+    expect(pageUri("https://example.com/docs/", "index.mdx")).toBe("https://example.com/docs");
+    expect(documentNameForUri("https://dart.dev/language/async")).toBe("documents/dart.dev/language/async");
+  });
+
+  it("refuses a base URI that is not http(s)", () => {
+    expect(() => siteFor("dart.dev")).toThrow(/not a URL/);
+    expect(() => siteFor("ftp://dart.dev")).toThrow(/https:\/\//);
+    expect(docs).toEqual({ baseUri: "https://example.com/docs", dataSource: "example.com" });
+  });
+});
+
+describe("preparing a page", () => {
+  it("takes title and description from front matter and measures UTF-8 bytes", async () => {
+    const doc = await prepareDocument("a/b.md", "---\ntitle: Héllo\ndescription: Greets.\n---\n# Héllo\n\nçà va\n", dart);
+    expect(doc).toMatchObject({ name: "documents/dart.dev/a/b", title: "Héllo", description: "Greets.", dataSource: "dart.dev" });
+    expect(doc?.contentLengthBytes).toBe(new TextEncoder().encode("# Héllo\n\nçà va").length);
+  });
+
+  it("falls back to the first heading, then the file name, for the title", async () => {
+    expect((await prepareDocument("x.md", "# From heading\n\ntext", dart))?.title).toBe("From heading");
+    expect((await prepareDocument("getting-started/index.md", "text only", dart))?.title).toBe("Getting started");
+  });
+
+  it("reports malformed front matter with the path, and skips empty pages", async () => {
+    await expect(prepareDocument("bad.md", "---\ntitle: [unclosed\n---\nbody", dart)).rejects.toThrow(PageError);
+    await expect(prepareDocument("bad.md", "---\ntitle: [unclosed\n---\nbody", dart)).rejects.toThrow(/^bad\.md: invalid front matter/);
+    await expect(prepareDocument("num.md", "---\ntitle: 3\n---\nbody", dart)).rejects.toThrow(/"title" must be a string/);
+    expect(await prepareDocument("empty.md", "---\ntitle: Empty\n---\n\n", dart)).toBeNull();
+  });
+});
+
+describe("chunking", () => {
+  it("splits at headings and carries the heading path", () => {
+    const chunks = chunkDocument("Async", "Intro text.\n\n## Futures\n\nF text.\n\n### Errors\n\nE text.\n\n## Streams\n\nS text.");
+    expect(chunks.map((chunk) => [chunk.id, chunk.heading])).toEqual([
+      ["intro", ""],
+      ["futures", "Futures"],
+      ["errors", "Futures > Errors"],
+      ["streams", "Streams"],
+    ]);
+    expect(chunks[2]?.content).toBe("Async > Futures > Errors\n\nE text.");
+  });
+
+  it("never cuts a code block and never treats # inside code as a heading", () => {
+    const code = "```sh\n# not a heading\n\necho hi\n```";
+    const chunks = chunkDocument("T", `## Run\n\n${code}`);
+    expect(chunks).toHaveLength(1);
+    expect(chunks[0]?.content).toContain(code);
+  });
+
+  it("splits long sections at paragraph breaks with unique ids", () => {
+    const paragraph = "word ".repeat(100).trim();
+    const chunks = chunkDocument("T", `## Long\n\n${Array.from({ length: 12 }, () => paragraph).join("\n\n")}`);
+    expect(chunks.length).toBeGreaterThan(2);
+    expect(new Set(chunks.map((chunk) => chunk.id)).size).toBe(chunks.length);
+    for (const chunk of chunks) expect(chunk.content.length).toBeLessThanOrEqual(MAX_CHUNK_CHARS + 20);
+  });
+
+  it("makes repeated heading anchors unique as GitHub does", () => {
+    const ids = chunkDocument("T", "## Example\n\na\n\n## Example\n\nb").map((chunk) => chunk.id);
+    expect(ids).toEqual(["example", "example-1"]);
+  });
+});
+
+describe("syncing a folder into D1", () => {
+  it("adds, keeps unchanged pages (and their updateTime), updates changed ones and prunes only its own base", async () => {
+    const first = new Date("2026-01-01T00:00:00.000Z");
+    const later = new Date("2026-06-01T00:00:00.000Z");
+    const report1 = await syncDocuments(env.DB, dart.baseUri, [await page("a.md", "alpha"), await page("b.md", "beta")], { prune: false, now: first });
+    expect(report1.added).toEqual(["documents/dart.dev/a", "documents/dart.dev/b"]);
+    await syncDocuments(env.DB, docs.baseUri, [await page("c.md", "gamma", docs)], { prune: false, now: first });
+
+    const report2 = await syncDocuments(env.DB, dart.baseUri, [await page("a.md", "alpha"), await page("b.md", "beta changed")], { prune: true, now: later });
+    expect(report2).toMatchObject({ added: [], updated: ["documents/dart.dev/b"], unchanged: ["documents/dart.dev/a"], removed: [] });
+    const stored = await findDocuments(env.DB, ["documents/dart.dev/a", "documents/dart.dev/b", "documents/example.com/docs/c"]);
+    expect(stored.get("documents/dart.dev/a")?.updateTime).toBe(first.toISOString());
+    expect(stored.get("documents/dart.dev/b")?.updateTime).toBe(later.toISOString());
+
+    const report3 = await syncDocuments(env.DB, dart.baseUri, [await page("a.md", "alpha")], { prune: true, now: later });
+    expect(report3.removed).toEqual(["documents/dart.dev/b"]);
+    const after = await findDocuments(env.DB, ["documents/dart.dev/b", "documents/example.com/docs/c"]);
+    expect(after.has("documents/dart.dev/b")).toBe(false);
+    expect(after.has("documents/example.com/docs/c")).toBe(true);
+  });
+
+  it("keeps the search index in step: replaced text is no longer found, pruned pages vanish", async () => {
+    await syncDocuments(env.DB, dart.baseUri, [await page("s.md", "zeppelin airship")], { prune: false });
+    expect((await searchDocuments(env.DB, { query: "zeppelin" })).results).toHaveLength(1);
+    await syncDocuments(env.DB, dart.baseUri, [await page("s.md", "blimp airship")], { prune: false });
+    expect((await searchDocuments(env.DB, { query: "zeppelin" })).results).toHaveLength(0);
+    expect((await searchDocuments(env.DB, { query: "blimp" })).results).toHaveLength(1);
+    await syncDocuments(env.DB, dart.baseUri, [], { prune: true });
+    expect((await searchDocuments(env.DB, { query: "blimp" })).results).toHaveLength(0);
+  });
+
+  it("refuses a page another base URI owns and writes nothing", async () => {
+    const outer = siteFor("https://dart.dev");
+    const inner = siteFor("https://dart.dev/language");
+    await syncDocuments(env.DB, outer.baseUri, [await page("language/async.md", "outer", outer)], { prune: false });
+    const innerPages = [await page("fresh.md", "new page", inner), await page("async.md", "inner", inner)];
+    await expect(syncDocuments(env.DB, inner.baseUri, innerPages, { prune: false })).rejects.toThrow(/was ingested under base URI https:\/\/dart\.dev;/);
+    expect((await findDocuments(env.DB, ["documents/dart.dev/language/fresh"])).size).toBe(0);
+  });
+});

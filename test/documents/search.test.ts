@@ -1,0 +1,102 @@
+import { env } from "cloudflare:test";
+import fc from "fast-check";
+import { beforeAll, describe, expect, it } from "vitest";
+import { searchDocuments } from "../../src/documents/search.ts";
+import { AlmanacError } from "../../src/errors.ts";
+import { corpusName, loadCorpus } from "./corpus.ts";
+
+beforeAll(async () => {
+  await loadCorpus();
+});
+
+async function topParent(query: string): Promise<string | undefined> {
+  return (await searchDocuments(env.DB, { query })).results[0]?.parent;
+}
+
+describe("search ranking on the default corpus", () => {
+  it.each([
+    ["connect Claude Desktop", "clients/claude-desktop"],
+    ["claude_desktop_config.json mcp-remote", "clients/claude-desktop"],
+    ["Cursor mcp.json", "clients/cursor"],
+    ["VS Code .vscode/mcp.json", "clients/vs-code"],
+    ["MCP Inspector", "clients/mcp-inspector"],
+    ["create an API key", "api-keys-and-quotas"],
+    ["revoke a key", "api-keys-and-quotas"],
+    ["wrangler d1 create deploy", "deploying"],
+    ["AIP-160 filter update_time", "filters"],
+    ["ALLOWED_ORIGINS", "configuration"],
+    ["get_documents NOT_FOUND", "tools/get-documents"],
+    ["googleapis developerknowledge REST", "rest-api"],
+    ["front matter intent_keywords params", "query-library-format"],
+    ["403 Forbidden browser origin", "troubleshooting"],
+  ])("puts the right page first for %s", async (query, path) => {
+    expect(await topParent(query)).toBe(corpusName(path));
+  });
+
+  it("returns chunks that carry their heading path and page fields", async () => {
+    const { results } = await searchDocuments(env.DB, { query: "Retry-After header" });
+    const hit = results[0];
+    expect(hit?.content.split("\n")[0]).toContain(" > ");
+    expect(hit?.document.uri).toMatch(/^https:\/\/almanac\.dev\/docs\//);
+    expect(hit?.document.dataSource).toBe("almanac.dev");
+    expect(hit?.document.updateTime).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+  });
+});
+
+describe("paging", () => {
+  it("walks pages without overlap until nextPageToken is absent", async () => {
+    const seen = new Set<string>();
+    let pageToken: string | undefined;
+    let pages = 0;
+    do {
+      const page = await searchDocuments(env.DB, { query: "quota", pageSize: 3, pageToken });
+      for (const hit of page.results) {
+        const key = `${hit.parent}#${hit.id}`;
+        expect(seen.has(key)).toBe(false);
+        seen.add(key);
+      }
+      pageToken = page.nextPageToken;
+      pages += 1;
+    } while (pageToken && pages < 20);
+    expect(pages).toBeGreaterThan(1);
+  });
+
+  it("refuses a token from another query, and a forged one", async () => {
+    const { nextPageToken } = await searchDocuments(env.DB, { query: "quota", pageSize: 1 });
+    await expect(searchDocuments(env.DB, { query: "keys", pageToken: nextPageToken })).rejects.toThrow(/different query/);
+    await expect(searchDocuments(env.DB, { query: "quota", pageToken: "bm9wZQ" })).rejects.toThrow(/not a token this server issued/);
+  });
+});
+
+describe("hostile query text", () => {
+  it.each(['"foo* AND (bar NEAR -x:y', "NEAR(a b)", "col:value", "-", "^", "🙂", "ñandú", "数据库", "''''"])(
+    "never turns %s into an FTS error",
+    async (query) => {
+      const result = await searchDocuments(env.DB, { query });
+      expect(Array.isArray(result.results)).toBe(true);
+    },
+  );
+
+  it("never fails on any string (property)", async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.string({ minLength: 1, maxLength: 60, unit: "grapheme" }), async (query) => {
+        const result = await searchDocuments(env.DB, { query });
+        expect(Array.isArray(result.results)).toBe(true);
+      }),
+      { numRuns: 150 },
+    );
+  });
+
+  it("reports a bad filter as INVALID_ARGUMENT, not a database error", async () => {
+    const error = await searchDocuments(env.DB, { query: "quota", filter: "uri > 3" }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(AlmanacError);
+    expect((error as AlmanacError).status).toBe("INVALID_ARGUMENT");
+  });
+
+  it("filters by data source and content length", async () => {
+    const none = await searchDocuments(env.DB, { query: "quota", filter: 'data_source = "dart.dev"' });
+    expect(none.results).toEqual([]);
+    const some = await searchDocuments(env.DB, { query: "quota", filter: 'data_source = "almanac.dev" AND content_length_bytes > 10' });
+    expect(some.results.length).toBeGreaterThan(0);
+  });
+});
