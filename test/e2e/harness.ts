@@ -25,10 +25,18 @@ export async function freePort(): Promise<number> {
   });
 }
 
-/** Runs `node cli/start.ts` (what `npm start` runs) and waits until /healthz answers. */
-export async function startServer(extraArgs: string[] = []): Promise<RunningServer> {
+/** A fresh folder for local D1/KV/Durable Object state. */
+export function newStateDir(): string {
+  return mkdtempSync(join(tmpdir(), "almanac-e2e-"));
+}
+
+/**
+ * Runs `node cli/start.ts` (what `npm start` runs) and waits until /healthz
+ * answers. A state folder the harness made is removed on stop; a given one is kept.
+ */
+export async function startServer(extraArgs: string[] = [], givenStateDir?: string): Promise<RunningServer> {
   const port = await freePort();
-  const stateDir = mkdtempSync(join(tmpdir(), "almanac-e2e-"));
+  const stateDir = givenStateDir ?? newStateDir();
   const child: ChildProcess = spawn(process.execPath, ["cli/start.ts", "--persist-to", stateDir, ...extraArgs], {
     env: { ...process.env, PORT: String(port) },
     stdio: ["ignore", "pipe", "pipe"],
@@ -60,7 +68,7 @@ export async function startServer(extraArgs: string[] = []): Promise<RunningServ
         await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 10_000))]);
         if (child.exitCode === null) process.kill(-child.pid, "SIGKILL");
       }
-      rmSync(stateDir, { recursive: true, force: true });
+      if (!givenStateDir) rmSync(stateDir, { recursive: true, force: true });
     },
   };
 }

@@ -1,0 +1,77 @@
+// `npm run ingest -- docs` on a user's folder, then `npm start`: both corpora are served.
+import { spawnSync } from "node:child_process";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { afterAll, describe, expect, it } from "vitest";
+import { newStateDir, startServer, type RunningServer } from "./harness.ts";
+
+function ingest(args: string[]) {
+  const run = spawnSync(process.execPath, ["cli/ingest.ts", ...args], { encoding: "utf8", timeout: 120_000 });
+  return { status: run.status, output: `${run.stdout}${run.stderr}` };
+}
+
+function folder(pages: Record<string, string>): string {
+  const dir = mkdtempSync(join(tmpdir(), "almanac-docs-"));
+  for (const [path, text] of Object.entries(pages)) {
+    mkdirSync(join(dir, path, ".."), { recursive: true });
+    writeFileSync(join(dir, path), text);
+  }
+  return dir;
+}
+
+const stateDir = newStateDir();
+let server: RunningServer | undefined;
+
+afterAll(async () => {
+  await server?.stop();
+  rmSync(stateDir, { recursive: true, force: true });
+});
+
+/** The parents of the top search hits, asked through a real MCP client. */
+async function searchParents(url: string, query: string): Promise<string[]> {
+  const client = new Client({ name: "almanac-e2e", version: "1.0.0" });
+  await client.connect(new StreamableHTTPClientTransport(new URL("/mcp", url)));
+  const result = await client.callTool({ name: "search_documents", arguments: { query } });
+  await client.close();
+  return (result.structuredContent as { results: { parent: string }[] }).results.map((hit) => hit.parent);
+}
+
+describe("ingesting a folder, then npm start", () => {
+  it("refuses a folder with a malformed page, names it, and writes nothing", () => {
+    const dir = folder({ "good.md": "---\ntitle: Good\n---\nfine", "guide/bad.md": "---\ntitle: [oops\n---\ntext" });
+    const run = ingest(["docs", dir, "--base-uri", "https://example.com/docs", "--persist-to", stateDir]);
+    expect(run.status).toBe(1);
+    expect(run.output).toContain("guide/bad.md: invalid front matter");
+    expect(run.output).toContain("nothing was ingested");
+  });
+
+  it("refuses a missing --base-uri with a usage message", () => {
+    const run = ingest(["docs", "corpus/docs", "--persist-to", stateDir]);
+    expect(run.status).toBe(1);
+    expect(run.output).toContain("--base-uri is required");
+  });
+
+  it("serves the user's pages beside the default corpus, and a restart keeps both", async () => {
+    const dir = folder({
+      "index.md": "---\ntitle: Widgets\ndescription: The widget manual.\n---\nWidgets are configured with the frobnicate flag.",
+      "guide/setup.md": "---\ntitle: Setting up widgets\n---\n## Install\n\nRun the quuxinstaller to set up widgets.",
+    });
+    // --prune would report good.md as removed had the refused run above written it.
+    const run = ingest(["docs", dir, "--base-uri", "https://example.com/docs", "--prune", "--persist-to", stateDir]);
+    expect(run.output).toContain("https://example.com/docs: 2 added, 0 updated, 0 unchanged, 0 removed");
+    expect(run.status).toBe(0);
+
+    for (let start = 0; start < 2; start += 1) {
+      server = await startServer([], stateDir);
+      expect(await searchParents(server.url, "frobnicate flag")).toContain("documents/example.com/docs");
+      expect((await searchParents(server.url, "quuxinstaller"))[0]).toBe("documents/example.com/docs/guide/setup");
+      expect((await searchParents(server.url, "connect Claude Desktop"))[0]).toBe("documents/almanac.dev/docs/clients/claude-desktop");
+      await server.stop();
+    }
+    const again = ingest(["docs", dir, "--base-uri", "https://example.com/docs", "--persist-to", stateDir]);
+    expect(again.output).toContain("0 added, 0 updated, 2 unchanged, 0 removed");
+  });
+});
