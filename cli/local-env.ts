@@ -25,6 +25,8 @@ export function applyLocalMigrations(stateDir: string): void {
 
 /** Opens the local bindings, runs `work`, and always releases them. */
 export async function withLocalEnv<T>(stateDir: string, work: (env: Env) => Promise<T>): Promise<T> {
+  // The proxy warns that Durable Objects it cannot run locally exist; the CLI only needs D1 and KV.
+  process.env.WRANGLER_LOG ??= "error";
   const proxy = await getPlatformProxy<Env>({ persist: { path: join(stateDir, "v3") }, remoteBindings: false });
   try {
     return await work(proxy.env);
