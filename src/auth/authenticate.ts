@@ -11,8 +11,8 @@ declare module "hono" {
 }
 
 /**
- * Identifies the caller of every request on a route and stores it as
- * `c.get("caller")`, or answers 401: an unknown or revoked key, or no key
+ * Identifies the caller of every request on a route (CORS preflights aside)
+ * and stores it as `c.get("caller")`, or answers 401: an unknown or revoked key, or no key
  * while PUBLIC_TIER is off. `format` picks the error body: `json-rpc` for
  * /mcp, `google` for the REST facade.
  *
@@ -21,6 +21,8 @@ declare module "hono" {
 export function authenticateCaller(options: { format: RefusalFormat }): MiddlewareHandler<{ Bindings: Env }> {
   const { format } = options;
   return async (c, next) => {
+    // A CORS preflight never carries credentials (Fetch standard), and answering it exposes nothing.
+    if (c.req.method === "OPTIONS") return next();
     let caller: Caller;
     try {
       caller = await identifyCaller(c.env, c.req.raw);

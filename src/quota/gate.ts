@@ -56,7 +56,7 @@ export function rateLimitHeaders(decision: QuotaDecision): Record<string, string
 export function quotaExceededError(decision: QuotaDecision, caller: Caller): AlmanacError {
   const { reported, calls } = decision;
   const per = reported.window === "minute" ? "per minute" : "per UTC day";
-  const who = caller.kind === "key" ? `this API key ("${caller.label}")` : "anonymous callers from your IP address";
+  const who = caller.kind === "key" ? `this API key ("${caller.label}")` : "your IP address (anonymous, public tier)";
   const instead = `Use search_documents instead (then get_documents for whole pages): it costs no quota.${
     caller.kind === "anonymous" ? " An API key from the operator of this server raises the limit." : ""
   }`;
@@ -67,9 +67,14 @@ export function quotaExceededError(decision: QuotaDecision, caller: Caller): Alm
     problem = `this request makes ${calls} answer_query calls, more than the ${reported.limit} ${per} that ${who} may make; send at most ${reported.limit} per request.`;
   } else {
     const left = reported.remaining === 0 ? "none left" : `${reported.remaining} left and this request needs ${calls}`;
-    problem = `answer_query quota exhausted: ${who} may make ${reported.limit} calls ${per} and has ${left}; ${describeReset(reported, decision.now)}.`;
+    problem = `answer_query quota exhausted: ${who} may make ${plural(reported.limit, "call")} ${per} and has ${left}; ${describeReset(reported, decision.now)}.`;
   }
   return new AlmanacError("RESOURCE_EXHAUSTED", `${problem} ${instead}`);
+}
+
+/** 1 → "1 call", 5 → "5 calls". */
+function plural(count: number, noun: string): string {
+  return `${count} ${noun}${count === 1 ? "" : "s"}`;
 }
 
 function describeReset(window: WindowStatus, now: number): string {

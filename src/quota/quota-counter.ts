@@ -17,15 +17,12 @@ interface WindowRow extends Record<string, SqlStorageValue> {
  * restarts; the output gate holds each answer until its write is durable.
  */
 export class QuotaCounter extends DurableObject<Env> {
+  /** False until the table exists; again after alarm() erased the storage. */
+  private schemaReady = false;
+
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
-    ctx.storage.sql.exec(
-      `CREATE TABLE IF NOT EXISTS answer_windows (
-         name TEXT PRIMARY KEY,     -- 'minute' | 'day'
-         start_ms INTEGER NOT NULL, -- when the window began, epoch ms
-         count INTEGER NOT NULL     -- answer_query calls admitted in it
-       )`,
-    );
+    this.ensureSchema();
   }
 
   /** Admits and counts `calls` answer_query calls if both windows have room for all of them; otherwise counts nothing. */
@@ -52,10 +49,25 @@ export class QuotaCounter extends DurableObject<Env> {
    */
   override async alarm(): Promise<void> {
     const today = windowStart("day", Date.now());
-    if ((this.load().day?.start ?? 0) < today) await this.ctx.storage.deleteAll();
+    if ((this.load().day?.start ?? 0) >= today) return;
+    await this.ctx.storage.deleteAll();
+    this.schemaReady = false;
+  }
+
+  private ensureSchema(): void {
+    if (this.schemaReady) return;
+    this.ctx.storage.sql.exec(
+      `CREATE TABLE IF NOT EXISTS answer_windows (
+         name TEXT PRIMARY KEY,     -- 'minute' | 'day'
+         start_ms INTEGER NOT NULL, -- when the window began, epoch ms
+         count INTEGER NOT NULL     -- answer_query calls admitted in it
+       )`,
+    );
+    this.schemaReady = true;
   }
 
   private load(): StoredWindows {
+    this.ensureSchema();
     const stored: StoredWindows = {};
     for (const row of this.ctx.storage.sql.exec<WindowRow>("SELECT name, start_ms, count FROM answer_windows")) {
       if (row.name === "minute" || row.name === "day") stored[row.name] = { start: row.start_ms, count: row.count };
@@ -64,6 +76,7 @@ export class QuotaCounter extends DurableObject<Env> {
   }
 
   private store(windows: StoredWindows): void {
+    this.ensureSchema();
     for (const [window, held] of Object.entries(windows) as [WindowName, { start: number; count: number }][]) {
       this.ctx.storage.sql.exec(
         `INSERT INTO answer_windows (name, start_ms, count) VALUES (?, ?, ?)

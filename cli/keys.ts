@@ -1,0 +1,109 @@
+// npm run keys -- create|list|revoke: manage API keys in the local D1 database, or the deployed one with --remote.
+import { parseArgs } from "node:util";
+import { type ApiKeyRecord, KEY_TIERS, isKeyTier } from "../src/auth/api-keys.ts";
+import { createApiKey, listApiKeys, revokeApiKey } from "../src/auth/key-store.ts";
+import { parseWholeNumber, tierLimits } from "../src/quota/limits.ts";
+import { DEFAULT_STATE_DIR, applyLocalMigrations, withLocalEnv } from "./local-env.ts";
+import { withRemoteEnv } from "./remote-env.ts";
+
+const USAGE = `usage:
+  npm run keys -- create --label NAME [--tier ${KEY_TIERS.join("|")}] [--answer-per-minute N] [--answer-per-day N] [--remote]
+  npm run keys -- list [--remote]
+  npm run keys -- revoke <key-or-id> [--remote]
+
+Keys live in the local D1 database that \`npm start\` serves (--persist-to <dir> picks
+another state folder), or in the deployed one with --remote. Only a hash of each key is
+stored: \`create\` prints the key once, alone on the last line of its output.`;
+
+async function main(argv: string[]): Promise<void> {
+  const { positionals, values } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: {
+      label: { type: "string" },
+      tier: { type: "string" },
+      "answer-per-minute": { type: "string" },
+      "answer-per-day": { type: "string" },
+      remote: { type: "boolean", default: false },
+      "persist-to": { type: "string", default: DEFAULT_STATE_DIR },
+      help: { type: "boolean", short: "h", default: false },
+    },
+  });
+  if (values.help) return console.log(USAGE);
+  const [command, ...rest] = positionals;
+  const run = <T>(work: (env: Env) => Promise<T>): Promise<T> => {
+    if (values.remote) return withRemoteEnv(work);
+    applyLocalMigrations(values["persist-to"]);
+    return withLocalEnv(values["persist-to"], work);
+  };
+
+  if (command === "create") {
+    if (rest.length > 0) throw new Error(`create takes no positional arguments (got ${rest.join(" ")})`);
+    if (values.label === undefined) throw new Error("--label is required, e.g. --label ci-bot");
+    if (values.tier !== undefined && !isKeyTier(values.tier)) throw new Error(`unknown --tier "${values.tier}" (legal: ${KEY_TIERS.join(", ")})`);
+    const options = {
+      label: values.label,
+      tier: values.tier,
+      answerPerMinute: limitOption("answer-per-minute", values["answer-per-minute"]),
+      answerPerDay: limitOption("answer-per-day", values["answer-per-day"]),
+    };
+    const { key, record, description } = await run(async (env) => {
+      const created = await createApiKey(env.DB, options);
+      return { ...created, description: describeKey(env, created.record) };
+    });
+    console.log(`Created API key ${description}${values.remote ? " in the deployed database" : ""}.`);
+    console.log(`Send it as X-Goog-Api-Key: <key> or Authorization: Bearer <key>. It is shown only this once; ${record.id} names it in list and revoke.`);
+    console.log(key);
+    return;
+  }
+
+  if (command === "list") {
+    if (rest.length > 0) throw new Error(`list takes no positional arguments (got ${rest.join(" ")})`);
+    const lines = await run(async (env) => (await listApiKeys(env.DB)).map((record) => describeKey(env, record)));
+    console.log(lines.length > 0 ? lines.join("\n") : "No API keys yet; create one with: npm run keys -- create --label NAME");
+    return;
+  }
+
+  if (command === "revoke") {
+    const [keyOrId, ...extra] = rest;
+    if (!keyOrId || extra.length > 0) throw new Error("give exactly one key or key id to revoke");
+    const revoked = await run((env) => revokeApiKey(env.DB, keyOrId.trim()));
+    if (!revoked) throw new Error(`no API key matches "${keyOrId}"; npm run keys -- list shows the ids`);
+    console.log(`Revoked ${revoked.id} ("${revoked.label}") at ${revoked.revokedAt}; requests with it now get 401.`);
+    return;
+  }
+
+  throw new Error(command ? `unknown command "${command}"; expected create, list or revoke` : "say what to do: create, list or revoke");
+}
+
+/** "--answer-per-minute 60" → 60; absent → null (the tier's limit). */
+function limitOption(name: string, value: string | undefined): number | null {
+  if (value === undefined) return null;
+  const limit = parseWholeNumber(value);
+  if (limit === null) throw new Error(`--${name} must be a whole number ≥ 0, not "${value}"`);
+  return limit;
+}
+
+/** One line per key: id, label, tier, effective limits (own or the tier's), created, revoked. */
+function describeKey(env: Env, record: ApiKeyRecord): string {
+  const tier = isKeyTier(record.tier) ? tierLimits(env, record.tier) : null;
+  const limit = (own: number | null, fromTier: number | undefined, per: string) =>
+    own !== null ? `${own}/${per} (own)` : fromTier !== undefined ? `${fromTier}/${per}` : `?/${per}`;
+  const state = record.revokedAt ? `REVOKED ${record.revokedAt}` : "active";
+  return [
+    record.id,
+    JSON.stringify(record.label),
+    `tier ${record.tier}`,
+    `answer_query ${limit(record.answerPerMinute, tier?.perMinute, "min")}, ${limit(record.answerPerDay, tier?.perDay, "UTC day")}`,
+    `created ${record.createdAt}`,
+    state,
+  ].join("  ");
+}
+
+main(process.argv.slice(2)).catch((error: unknown) => {
+  const message = error instanceof Error ? error.message : String(error);
+  // The deployed database only has the table once the migrations were applied to it.
+  const hint = message.includes("no such table: api_keys") ? "\napply the migrations first: npx wrangler d1 migrations apply DB --remote" : "";
+  console.error(`keys: ${message}${hint}\n\n${USAGE}`);
+  process.exit(1);
+});

@@ -1,0 +1,147 @@
+// API keys and the answer_query quota on the real dev server: keys made with
+// `npm run keys`, limits set the way an operator sets them (--var, as .dev.vars
+// would), driven over HTTP and with the MCP SDK's own client.
+import { spawnSync } from "node:child_process";
+import { rmSync } from "node:fs";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport, StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { awayFromMinuteEnd } from "../quota/clock.ts";
+import { newStateDir, startServer, type RunningServer } from "./harness.ts";
+
+/** `npm run keys -- …` against the server's state folder; returns the last line of its output. */
+function keys(args: string[]): { status: number | null; output: string; lastLine: string } {
+  const run = spawnSync(process.execPath, ["cli/keys.ts", ...args, "--persist-to", stateDir], { encoding: "utf8", timeout: 120_000 });
+  const lines = run.stdout.trim().split("\n");
+  return { status: run.status, output: `${run.stdout}${run.stderr}`, lastLine: lines[lines.length - 1] ?? "" };
+}
+
+function createKey(args: string[]): string {
+  const run = keys(["create", ...args]);
+  expect(run.status, run.output).toBe(0);
+  expect(run.lastLine).toMatch(/^alm_[A-Za-z0-9_-]{43}$/);
+  return run.lastLine;
+}
+
+const stateDir = newStateDir();
+/** The anonymous limit this server is started with. */
+const PUBLIC_PER_MINUTE = 4;
+let server: RunningServer | undefined;
+let mcpUrl: URL;
+let burstKey: string;
+let clientKey: string;
+let dailyKey: string;
+
+beforeAll(async () => {
+  // Keys made before the server starts, as an operator would.
+  burstKey = createKey(["--label", "burst", "--answer-per-minute", "5"]);
+  clientKey = createKey(["--label", "sdk-client", "--answer-per-minute", "1"]);
+  dailyKey = createKey(["--label", "daily", "--answer-per-day", "2"]);
+  server = await startServer(["--var", `QUOTA_PUBLIC_ANSWER_PER_MINUTE:${PUBLIC_PER_MINUTE}`], stateDir);
+  mcpUrl = new URL("/mcp", server.url);
+});
+
+afterAll(async () => {
+  await server?.stop();
+  rmSync(stateDir, { recursive: true, force: true });
+});
+
+const STREAMABLE_HTTP = { "Content-Type": "application/json", Accept: "application/json, text/event-stream" };
+
+async function post(body: unknown, headers: Record<string, string>): Promise<Response> {
+  return fetch(mcpUrl, { method: "POST", headers: { ...STREAMABLE_HTTP, ...headers }, body: JSON.stringify(body) });
+}
+
+async function openSession(headers: Record<string, string>): Promise<Record<string, string>> {
+  const response = await post(
+    { jsonrpc: "2.0", id: 0, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "quota-e2e", version: "1" } } },
+    headers,
+  );
+  expect(response.status, await response.clone().text()).toBe(200);
+  await response.text();
+  const session = { ...headers, "Mcp-Session-Id": response.headers.get("mcp-session-id") ?? "", "MCP-Protocol-Version": "2025-06-18" };
+  await (await post({ jsonrpc: "2.0", method: "notifications/initialized" }, session)).text();
+  return session;
+}
+
+/** `count` concurrent answer_query calls on one session, by HTTP status. */
+async function burst(session: Record<string, string>, count: number) {
+  const responses = await Promise.all(
+    Array.from({ length: count }, async (_, i) => {
+      const response = await post(
+        { jsonrpc: "2.0", id: i + 1, method: "tools/call", params: { name: "answer_query", arguments: { query: "How is the answer_query quota counted?" } } },
+        session,
+      );
+      return { status: response.status, headers: response.headers, body: await response.text() };
+    }),
+  );
+  return { admitted: responses.filter((r) => r.status === 200), refused: responses.filter((r) => r.status === 429), all: responses };
+}
+
+describe("the answer_query quota on a running server", () => {
+  it("admits exactly 5 of 40 concurrent calls for a key limited to 5 per minute", async () => {
+    await awayFromMinuteEnd();
+    const { admitted, refused, all } = await burst(await openSession({ "X-Goog-Api-Key": burstKey }), 40);
+    const retryAfter = refused.map((r) => Number(r.headers.get("Retry-After")));
+    console.log(`e2e: 40 concurrent answer_query, key limit 5/min: ${admitted.length} × 200, ${refused.length} × 429, Retry-After ${Math.min(...retryAfter)}–${Math.max(...retryAfter)} s`);
+    expect(all).toHaveLength(40);
+    expect(admitted).toHaveLength(5);
+    expect(refused).toHaveLength(35);
+    for (const [i, r] of refused.entries()) {
+      expect(retryAfter[i]).toBeGreaterThanOrEqual(1);
+      expect(retryAfter[i]).toBeLessThanOrEqual(60);
+      expect(r.headers.get("RateLimit-Limit")).toBe("5");
+      expect(r.headers.get("RateLimit-Remaining")).toBe("0");
+      expect(JSON.parse(r.body)).toMatchObject({ jsonrpc: "2.0", error: { message: expect.stringContaining("Use search_documents instead") } });
+    }
+    expect(admitted.map((r) => r.body).join("")).toContain("answerText");
+  });
+
+  it("gives each anonymous IP address the configured public allowance", async () => {
+    await awayFromMinuteEnd();
+    const [a, b] = await Promise.all([
+      openSession({ "CF-Connecting-IP": "203.0.113.70" }).then((session) => burst(session, 20)),
+      openSession({ "CF-Connecting-IP": "203.0.113.71" }).then((session) => burst(session, 20)),
+    ]);
+    expect(a.admitted).toHaveLength(PUBLIC_PER_MINUTE);
+    expect(b.admitted).toHaveLength(PUBLIC_PER_MINUTE);
+    expect(a.refused[0]?.headers.get("RateLimit-Policy")).toBe(`${PUBLIC_PER_MINUTE};w=60, 20;w=86400`);
+  });
+
+  it("surfaces the 429 through the MCP SDK client, whose session keeps working", async () => {
+    await awayFromMinuteEnd();
+    const client = new Client({ name: "quota-e2e", version: "1.0.0" });
+    await client.connect(new StreamableHTTPClientTransport(mcpUrl, { requestInit: { headers: { Authorization: `Bearer ${clientKey}` } } }));
+    try {
+      expect((await client.callTool({ name: "answer_query", arguments: { query: "What is Almanac?" } })).isError).toBeFalsy();
+      const refused = client.callTool({ name: "answer_query", arguments: { query: "What is Almanac?" } });
+      await expect(refused).rejects.toBeInstanceOf(StreamableHTTPError);
+      await expect(refused).rejects.toThrow(/this API key \(\\"sdk-client\\"\) may make 1 call per minute and has none left/);
+      const search = await client.callTool({ name: "search_documents", arguments: { query: "answer_query quota" } });
+      expect((search.structuredContent as { results: unknown[] }).results.length).toBeGreaterThan(0);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it("refuses a key revoked with npm run keys, with 401", async () => {
+    const key = createKey(["--label", "to-revoke"]);
+    expect((await post({ jsonrpc: "2.0", id: 1, method: "ping" }, { "X-Goog-Api-Key": key })).status).not.toBe(401);
+    const run = keys(["revoke", key]);
+    expect(run.status, run.output).toBe(0);
+    const refused = await post({ jsonrpc: "2.0", id: 1, method: "ping" }, { "X-Goog-Api-Key": key });
+    expect(refused.status).toBe(401);
+    expect(await refused.text()).toContain("was revoked at");
+  });
+
+  it("keeps the counts across a restart of the server", async () => {
+    const session = await openSession({ "X-Goog-Api-Key": dailyKey });
+    expect((await burst(session, 2)).admitted).toHaveLength(2);
+    await server?.stop();
+    server = await startServer(["--var", `QUOTA_PUBLIC_ANSWER_PER_MINUTE:${PUBLIC_PER_MINUTE}`], stateDir);
+    mcpUrl = new URL("/mcp", server.url);
+    const after = await burst(await openSession({ "X-Goog-Api-Key": dailyKey }), 1);
+    expect(after.refused).toHaveLength(1);
+    expect(after.refused[0]?.body).toContain("may make 2 calls per UTC day and has none left");
+  }, 240_000);
+});
