@@ -17,5 +17,7 @@ export default defineConfig(async () => ({
     include: ["test/**/*.test.ts"],
     exclude: ["test/e2e/**"],
     setupFiles: ["./test/apply-migrations.ts"],
+    // Quota tests may wait up to 8 s for a fresh calendar minute (test/quota/clock.ts).
+    testTimeout: 30_000,
   },
 }));

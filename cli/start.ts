@@ -1,8 +1,11 @@
-// npm start: load the default corpus into local D1, then serve the Worker with `wrangler dev`.
+// npm start: load the default corpus into local D1 and the default query library into
+// local D1/KV, then serve the Worker with `wrangler dev`.
 import { spawn } from "node:child_process";
 import { join } from "node:path";
 import { siteFor } from "../src/documents/ingest.ts";
 import { describeDocsIngest, ingestDocsFolder } from "./ingest-docs.ts";
+import { loadDefaultLibrary } from "./ingest-library.ts";
+import { updateLibrarySnapshot } from "./library-snapshot.ts";
 import { DEFAULT_STATE_DIR, applyLocalMigrations, withLocalEnv } from "./local-env.ts";
 
 /** Where the default corpus (Almanac's own documentation) is published. */
@@ -19,6 +22,10 @@ async function main(argv: string[]): Promise<void> {
   const site = siteFor(DEFAULT_CORPUS.baseUri);
   const result = await withLocalEnv(stateDir, (env) => ingestDocsFolder(env.DB, DEFAULT_CORPUS.dir, site, { prune: true }));
   console.log(`default corpus ${describeDocsIngest(site.baseUri, result)}`);
+  // Only ids the default library owns are (re)written; entries a user ingested are never touched.
+  const library = await updateLibrarySnapshot();
+  if (library.written) console.log("src/library/default-library.snapshot.ts regenerated from corpus/library");
+  console.log(await withLocalEnv(stateDir, (env) => loadDefaultLibrary(env, library.entries)));
 
   const wranglerDev = [
     join("node_modules", "wrangler", "bin", "wrangler.js"),

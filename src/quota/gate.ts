@@ -82,9 +82,9 @@ function describeReset(window: WindowStatus, now: number): string {
   return `the ${window.window === "minute" ? "per-minute" : "daily"} limit resets in ${formatDuration(secondsUntil(window.resetAt, now))} (at ${at})`;
 }
 
-/** 42 → "42 s", 3_780 → "1 h 3 min". */
+/** 42 → "42 s", 60 → "60 s" (a minute window always reads in seconds), 3_780 → "1 h 3 min". */
 export function formatDuration(seconds: number): string {
-  if (seconds < 60) return `${seconds} s`;
+  if (seconds <= 60) return `${seconds} s`;
   const minutes = Math.ceil(seconds / 60);
   if (minutes < 60) return `${minutes} min`;
   return `${Math.floor(minutes / 60)} h ${minutes % 60} min`;

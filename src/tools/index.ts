@@ -1,10 +1,18 @@
 import type { AnyToolDefinition } from "./define.ts";
 import { answerQueryTool } from "./answer-query.ts";
 import { getDocumentsTool } from "./get-documents.ts";
+import { queryLibraryGetTool } from "./query-library-get.ts";
+import { queryLibrarySearchTool } from "./query-library-search.ts";
 import { searchDocumentsTool } from "./search-documents.ts";
 
 /** Every tool Almanac offers, in the order tools/list shows them. */
-export const ALL_TOOLS: readonly AnyToolDefinition[] = [searchDocumentsTool, getDocumentsTool, answerQueryTool];
+export const ALL_TOOLS: readonly AnyToolDefinition[] = [
+  searchDocumentsTool,
+  getDocumentsTool,
+  answerQueryTool,
+  queryLibrarySearchTool,
+  queryLibraryGetTool,
+];
 
 /** The tools ENABLED_TOOLS allows (a comma list; empty allows all). */
 export function enabledTools(enabled: string | undefined): AnyToolDefinition[] {
