@@ -20,12 +20,14 @@ async function main(argv: string[]): Promise<void> {
 
   applyLocalMigrations(stateDir);
   const site = siteFor(DEFAULT_CORPUS.baseUri);
-  const result = await withLocalEnv(stateDir, (env) => ingestDocsFolder(env.DB, DEFAULT_CORPUS.dir, site, { prune: true }));
-  console.log(`default corpus ${describeDocsIngest(site.baseUri, result)}`);
-  // Only ids the default library owns are (re)written; entries a user ingested are never touched.
   const library = await updateLibrarySnapshot();
   if (library.written) console.log("src/library/default-library.snapshot.ts regenerated from corpus/library");
-  console.log(await withLocalEnv(stateDir, (env) => loadDefaultLibrary(env, library.entries)));
+  await withLocalEnv(stateDir, async (env) => {
+    const corpus = await ingestDocsFolder(env.DB, DEFAULT_CORPUS.dir, site, { prune: true });
+    console.log(`default corpus ${describeDocsIngest(site.baseUri, corpus)}`);
+    // Only ids the default library owns are (re)written; entries a user ingested are never touched.
+    console.log(await loadDefaultLibrary(env, library.entries));
+  });
 
   const wranglerDev = [
     join("node_modules", "wrangler", "bin", "wrangler.js"),

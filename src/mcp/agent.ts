@@ -18,3 +18,14 @@ export class AlmanacMcp extends McpAgent<Env> {
     if (this.env.CONFORMANCE_TOOL === "on") registerConformanceTool(this.server);
   }
 }
+
+const streamableHttp = AlmanacMcp.serve("/mcp", { binding: "MCP_OBJECT" });
+
+/**
+ * Hands a request for /mcp to its session's Durable Object (Streamable HTTP;
+ * unknown session ids get 404 as the MCP spec says).
+ */
+export function serveMcp(request: Request, env: Env, ctx: Pick<ExecutionContext, "waitUntil" | "passThroughOnException">): Promise<Response> {
+  // hono types its execution context more narrowly than workers-types; at run time it is the Worker's own.
+  return streamableHttp.fetch(request, env, ctx as ExecutionContext);
+}
