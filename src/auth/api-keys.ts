@@ -1,5 +1,6 @@
 // API keys as a domain: how keys and their ids look, how a key is hashed, and
 // what a stored key carries. Shared by the Worker and `npm run keys`.
+import { sha256Hex } from "../hash.ts";
 
 /**
  * The tiers a key can be on. `standard` keys get the QUOTA_ANSWER_* limits;
@@ -62,7 +63,7 @@ export function generateApiKey(): { key: string; id: string } {
 
 /** Lower-case hex SHA-256 of a key: the only form in which a key is stored or looked up. */
 export async function hashApiKey(key: string): Promise<string> {
-  return hex(new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(key))));
+  return sha256Hex(key);
 }
 
 function hex(bytes: Uint8Array): string {

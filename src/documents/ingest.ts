@@ -1,3 +1,4 @@
+import { sha256Hex } from "../hash.ts";
 import { chunkDocument, type Chunk } from "./chunk.ts";
 import { parseMarkdownPage } from "./markdown.ts";
 import { documentNameForUri, normalizeBaseUri, pageUri } from "./names.ts";
@@ -96,10 +97,4 @@ function titleFromPath(relativePath: string): string {
   const last = segments.pop();
   const stem = last === "index" ? (segments.pop() ?? "Home") : (last ?? "Untitled");
   return stem.replace(/[-_]+/g, " ").replace(/^\w/, (c) => c.toUpperCase());
-}
-
-/** Hex SHA-256 of a string, with Web Crypto (in workerd and Node alike). */
-export async function sha256Hex(text: string): Promise<string> {
-  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
-  return [...new Uint8Array(digest)].map((byte) => byte.toString(16).padStart(2, "0")).join("");
 }

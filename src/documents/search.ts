@@ -1,4 +1,5 @@
 import { AlmanacError } from "../errors.ts";
+import { sha256Hex } from "../hash.ts";
 import { compileFilter } from "./filter.ts";
 import { ftsQueryFor } from "./query-text.ts";
 import { searchChunks, type ChunkHit } from "./store.ts";
@@ -45,8 +46,7 @@ export async function searchDocuments(db: D1Database, request: SearchRequest): P
  * a token replayed with another query is refused instead of paging nonsense.
  */
 async function pageTokenKey(query: string, filter: string | undefined): Promise<string> {
-  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(JSON.stringify([query, filter ?? ""])));
-  return [...new Uint8Array(digest).slice(0, 6)].map((byte) => byte.toString(16).padStart(2, "0")).join("");
+  return (await sha256Hex(JSON.stringify([query, filter ?? ""]))).slice(0, 12);
 }
 
 function encodePageToken(offset: number, key: string): string {

@@ -96,12 +96,14 @@ export async function findDocuments(db: D1Database, names: readonly string[]): P
 const COLUMN_WEIGHTS = "10.0, 4.0, 1.0";
 
 /**
- * How much the other matching chunks of the same page add to a chunk's score.
- * A page that treats the topic in several sections is more likely the page
- * the question is about than one that mentions it once in passing (an index
- * or overview page), so its chunks rank a little higher.
+ * How much a page's other strong chunks add to a chunk's score. A page that
+ * treats the topic in several sections is more likely the page the question
+ * is about than one that mentions it once in passing (an index or overview
+ * page), so its chunks rank a little higher. Only the page's best few chunks
+ * count, so a long page does not win merely by being long.
  */
 const PAGE_EVIDENCE_WEIGHT = 0.25;
+const PAGE_EVIDENCE_CHUNKS = 2;
 
 /** Only this many best chunks are ranked; deeper results are noise. */
 const RANKED_CANDIDATES = 250;
@@ -127,9 +129,18 @@ export async function searchChunks(
          WHERE chunks_fts MATCH ? ${filterSql}
          ORDER BY score
          LIMIT ${RANKED_CANDIDATES}
-       ), ranked AS (
-         SELECT rowid, score + ${PAGE_EVIDENCE_WEIGHT} * (SUM(score) OVER (PARTITION BY document_name) - score) AS rank
+       ), by_page AS (
+         SELECT rowid, document_name, score,
+                ROW_NUMBER() OVER (PARTITION BY document_name ORDER BY score) AS place
          FROM candidates
+       ), page_evidence AS (
+         SELECT document_name, SUM(score) AS best_scores
+         FROM by_page WHERE place <= ${PAGE_EVIDENCE_CHUNKS}
+         GROUP BY document_name
+       ), ranked AS (
+         SELECT by_page.rowid,
+                score + ${PAGE_EVIDENCE_WEIGHT} * (best_scores - CASE WHEN place <= ${PAGE_EVIDENCE_CHUNKS} THEN score ELSE 0 END) AS rank
+         FROM by_page JOIN page_evidence USING (document_name)
        )
        SELECT c.document_name AS parent, c.chunk_id AS id, c.content,
               d.uri, d.title, d.description, d.data_source, d.update_time

@@ -1,3 +1,4 @@
+import { sha256Hex } from "../hash.ts";
 import { splitEntry, type EntryBody, type EntryMetadata, type LibraryEntry } from "./entry.ts";
 
 /**
@@ -123,8 +124,7 @@ export class LibraryOwnershipError extends Error {
 
 /** SHA-256 of the entry's canonical JSON, hex. */
 export async function hashEntry(entry: LibraryEntry): Promise<string> {
-  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(JSON.stringify(entry)));
-  return [...new Uint8Array(digest)].map((byte) => byte.toString(16).padStart(2, "0")).join("");
+  return sha256Hex(JSON.stringify(entry));
 }
 
 /** The KV key of one version of an entry's body. */
