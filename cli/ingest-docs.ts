@@ -1,14 +1,14 @@
 // Loads a folder of Markdown pages into D1 with the Worker's own parsing and storage code.
 import { readdir, readFile } from "node:fs/promises";
 import { join, relative } from "node:path";
-import { PageError, prepareDocument, type PreparedDocument, type Site } from "../src/documents/ingest.ts";
+import { prepareSite, type PreparedSite, type Site } from "../src/documents/ingest.ts";
 import { syncDocuments, type SyncReport } from "../src/documents/store.ts";
 
 const PAGE_EXTENSIONS = /\.(md|mdx|markdown)$/i;
 
 /** What a docs ingestion did, and the pages it skipped with the reason. */
 export interface DocsIngestResult extends SyncReport {
-  skipped: { path: string; reason: string }[];
+  skipped: PreparedSite["skipped"];
 }
 
 /**
@@ -22,22 +22,8 @@ export async function ingestDocsFolder(db: D1Database, dir: string, site: Site, 
     .map((entry) => relative(dir, join(entry.parentPath, entry.name)).split("\\").join("/"))
     .sort();
   if (paths.length === 0) throw new Error(`${dir} has no .md, .mdx or .markdown files`);
-  const documents: PreparedDocument[] = [];
-  const errors: string[] = [];
-  const skipped: DocsIngestResult["skipped"] = [];
-  for (const path of paths) {
-    try {
-      const document = await prepareDocument(path, await readFile(join(dir, path), "utf8"), site);
-      if (document) documents.push(document);
-      else skipped.push({ path, reason: "no content after the front matter" });
-    } catch (error) {
-      if (!(error instanceof PageError)) throw error;
-      errors.push(error.message);
-    }
-  }
-  if (errors.length > 0) {
-    throw new Error(`nothing was ingested; fix these pages and run again:\n  ${errors.join("\n  ")}`);
-  }
+  const pages = await Promise.all(paths.map(async (path) => ({ path, text: await readFile(join(dir, path), "utf8") })));
+  const { documents, skipped } = await prepareSite(pages, site);
   return { ...(await syncDocuments(db, site.baseUri, documents, options)), skipped };
 }
 

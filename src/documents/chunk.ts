@@ -49,11 +49,14 @@ export function chunkDocument(title: string, body: string): Chunk[] {
   sections.push(current);
 
   const chunks: Chunk[] = [];
-  const usedIds = new Map<string, number>();
+  const usedIds = new Set<string>();
+  // GitHub's scheme (anchor, anchor-1, anchor-2, …), checked against every id
+  // handed out, since "Step", "Step", "Step 1" would otherwise give step-1 twice.
   const uniqueId = (anchor: string): string => {
-    const seen = usedIds.get(anchor) ?? 0;
-    usedIds.set(anchor, seen + 1);
-    return seen === 0 ? anchor : `${anchor}-${seen}`;
+    let id = anchor;
+    for (let n = 1; usedIds.has(id); n += 1) id = `${anchor}-${n}`;
+    usedIds.add(id);
+    return id;
   };
   for (const section of sections) {
     const heading = section.headingPath.join(" > ");

@@ -23,11 +23,12 @@ const FIELDS = new Map<string, FieldType>([
   ["content_length_bytes", "INTEGER"],
 ]);
 const FIELD_LIST = [...FIELDS.keys()].join(", ");
-const ORDERED = ["=", "!=", "<", "<=", ">", ">="];
+// SPEC 2.4 lists exactly these for TIMESTAMP and INTEGER fields ("!=" only for STRING).
+const ORDERED = ["=", "<", "<=", ">", ">="];
 const OPERATORS: Record<FieldType, { allowed: string[]; hint: string }> = {
   STRING: { allowed: ["=", "!="], hint: "= or !=" },
-  TIMESTAMP: { allowed: ORDERED, hint: "=, !=, <, <=, > or >=" },
-  INTEGER: { allowed: ORDERED, hint: "=, !=, <, <=, > or >=" },
+  TIMESTAMP: { allowed: ORDERED, hint: "=, <, <=, > or >=" },
+  INTEGER: { allowed: ORDERED, hint: "=, <, <=, > or >=" },
 };
 const STRING_EXAMPLES: Record<string, string> = {
   data_source: '"dart.dev"',

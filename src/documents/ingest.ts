@@ -98,3 +98,40 @@ function titleFromPath(relativePath: string): string {
   const stem = last === "index" ? (segments.pop() ?? "Home") : (last ?? "Untitled");
   return stem.replace(/[-_]+/g, " ").replace(/^\w/, (c) => c.toUpperCase());
 }
+
+/** The pages of a folder, ready to store, and the ones skipped with the reason. */
+export interface PreparedSite {
+  documents: PreparedDocument[];
+  skipped: { path: string; reason: string }[];
+}
+
+/**
+ * Prepares every page of a folder (paths relative to it). All or nothing:
+ * every malformed page, and every pair of files that would publish the same
+ * page (`foo.md` and `foo/index.md`), is reported at once in one Error, so a
+ * person can fix them all before anything is written.
+ */
+export async function prepareSite(pages: readonly { path: string; text: string }[], site: Site): Promise<PreparedSite> {
+  const documents: PreparedDocument[] = [];
+  const skipped: PreparedSite["skipped"] = [];
+  const problems: string[] = [];
+  const pathOfName = new Map<string, string>();
+  for (const { path, text } of pages) {
+    try {
+      const document = await prepareDocument(path, text, site);
+      if (!document) {
+        skipped.push({ path, reason: "no content after the front matter" });
+        continue;
+      }
+      const first = pathOfName.get(document.name);
+      if (first) throw new PageError(path, `publishes the same page as ${first} (${document.uri}); keep one of them`);
+      pathOfName.set(document.name, path);
+      documents.push(document);
+    } catch (error) {
+      if (!(error instanceof PageError)) throw error;
+      problems.push(error.message);
+    }
+  }
+  if (problems.length > 0) throw new Error(`nothing was ingested; fix these pages and run again:\n  ${problems.join("\n  ")}`);
+  return { documents, skipped };
+}

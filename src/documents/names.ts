@@ -40,5 +40,7 @@ export function pageUri(baseUri: string, relativePath: string): string {
   const segments = withoutExtension.split("/").filter((segment) => segment !== "" && segment !== ".");
   if (segments[segments.length - 1] === "index") segments.pop();
   const base = normalizeBaseUri(baseUri);
-  return segments.length === 0 ? base : `${base}/${segments.join("/")}`;
+  // File names may hold spaces, "?" or "#": percent-encode them so the uri is
+  // a real URL and the document name has no whitespace (a fetchable name).
+  return segments.length === 0 ? base : `${base}/${segments.map(encodeURIComponent).join("/")}`;
 }

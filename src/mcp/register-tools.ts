@@ -54,6 +54,10 @@ interface SdkToolValidation {
 export function reportArgumentErrorsWithStatus(server: McpServer, tools: readonly AnyToolDefinition[]): void {
   const schemas = new Map(tools.map((tool) => [tool.name, z.strictObject(tool.inputSchema)]));
   const sdk = server as unknown as SdkToolValidation;
+  if (typeof sdk.validateToolInput !== "function") {
+    // Fails every session loudly (and every test) rather than silently losing the INVALID_ARGUMENT contract.
+    throw new Error("@modelcontextprotocol/sdk no longer has McpServer.validateToolInput; update src/mcp/register-tools.ts for the new SDK");
+  }
   const validateWithSdk = sdk.validateToolInput.bind(server);
   sdk.validateToolInput = async (tool, args, toolName) => {
     const schema = schemas.get(toolName);

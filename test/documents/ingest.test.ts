@@ -1,7 +1,8 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { chunkDocument, MAX_CHUNK_CHARS } from "../../src/documents/chunk.ts";
-import { PageError, prepareDocument, siteFor, type PreparedDocument } from "../../src/documents/ingest.ts";
+import { getDocuments } from "../../src/documents/get.ts";
+import { PageError, prepareDocument, prepareSite, siteFor, type PreparedDocument } from "../../src/documents/ingest.ts";
 import { documentNameForUri, pageUri } from "../../src/documents/names.ts";
 import { findDocuments, syncDocuments } from "../../src/documents/store.ts";
 import { searchDocuments } from "../../src/documents/search.ts";
@@ -81,6 +82,12 @@ describe("chunking", () => {
     const ids = chunkDocument("T", "## Example\n\na\n\n## Example\n\nb").map((chunk) => chunk.id);
     expect(ids).toEqual(["example", "example-1"]);
   });
+
+  // Regression: "Step", "Step", "Step 1" gave step-1 twice and broke the ingest on UNIQUE(document_name, chunk_id).
+  it("never hands out an id twice when a heading's anchor equals a numbered repeat", () => {
+    const ids = chunkDocument("T", "## Step\n\na\n\n## Step\n\nb\n\n## Step 1\n\nc").map((chunk) => chunk.id);
+    expect(ids).toEqual(["step", "step-1", "step-1-1"]);
+  });
 });
 
 describe("syncing a folder into D1", () => {
@@ -121,5 +128,36 @@ describe("syncing a folder into D1", () => {
     const innerPages = [await page("fresh.md", "new page", inner), await page("async.md", "inner", inner)];
     await expect(syncDocuments(env.DB, inner.baseUri, innerPages, { prune: false })).rejects.toThrow(/was ingested under base URI https:\/\/dart\.dev;/);
     expect((await findDocuments(env.DB, ["documents/dart.dev/language/fresh"])).size).toBe(0);
+  });
+});
+
+describe("folders whose file names are not plain words", () => {
+  // Regression: "guides/What's new.md" made a name with a space, refused by get_documents.
+  it("percent-encodes file names so every page can be fetched by name", async () => {
+    expect(pageUri("https://x.dev/docs", "guides/What's new.md")).toBe("https://x.dev/docs/guides/What's%20new");
+    expect(pageUri("https://x.dev/docs", "faq?.md")).toBe("https://x.dev/docs/faq%3F");
+    const doc = await page("guides/What's new.md", "News.");
+    await syncDocuments(env.DB, dart.baseUri, [doc], { prune: false });
+    expect((await getDocuments(env.DB, [doc.name]))[0]?.uri).toBe("https://dart.dev/guides/What's%20new");
+  });
+
+  // Regression: foo.md and foo/index.md both became documents/…/foo and the second silently won.
+  it("refuses two files that publish the same page, naming both", async () => {
+    const pages = [
+      { path: "foo.md", text: "# Foo\n\none" },
+      { path: "foo/index.md", text: "# Foo index\n\ntwo" },
+    ];
+    await expect(prepareSite(pages, dart)).rejects.toThrow("foo/index.md: publishes the same page as foo.md (https://dart.dev/foo)");
+  });
+
+  it("reports every malformed page at once and skips empty ones", async () => {
+    const pages = [
+      { path: "a.md", text: "---\ntitle: [\n---\nx" },
+      { path: "b.md", text: "---\ntitle: 7\n---\nx" },
+      { path: "empty.md", text: "---\ntitle: E\n---\n" },
+    ];
+    await expect(prepareSite(pages, dart)).rejects.toThrow(/^nothing was ingested; fix these pages and run again:\n  a\.md: invalid front matter.*\n  b\.md: front matter "title" must be a string$/s);
+    const { skipped } = await prepareSite([pages[2] as { path: string; text: string }], dart);
+    expect(skipped).toEqual([{ path: "empty.md", reason: "no content after the front matter" }]);
   });
 });
