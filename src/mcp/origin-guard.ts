@@ -1,4 +1,6 @@
 import type { MiddlewareHandler } from "hono";
+import { AlmanacError } from "../errors.ts";
+import { refusal } from "../http/refusal.ts";
 
 function commaList(value: string | undefined): string[] {
   return (value ?? "")
@@ -14,14 +16,15 @@ function commaList(value: string | undefined): string[] {
  * - its Host is not in ALLOWED_HOSTS (when that list is set: `npm start` sets
  *   the loopback names, so a rebound evil.example.com is refused), or
  * - it carries an Origin that is neither the server's own nor in ALLOWED_ORIGINS.
- * Requests without Origin come from non-browser clients and pass.
+ * Requests without Origin come from non-browser clients and pass. The refusal
+ * is a JSON-RPC error with id null: the body of a refused request is never read.
  */
 export function originGuard(): MiddlewareHandler<{ Bindings: Env }> {
   return async (c, next) => {
     const allowedHosts = commaList(c.env.ALLOWED_HOSTS);
     const host = (c.req.header("host") ?? new URL(c.req.url).host).toLowerCase();
     if (allowedHosts.length > 0 && !allowedHosts.includes(host) && !allowedHosts.includes(hostname(host))) {
-      return c.json(forbidden(`Host "${host}" is not served here; allowed hosts: ${allowedHosts.join(", ")}`), 403);
+      return forbidden(`Host "${host}" is not served here; allowed hosts: ${allowedHosts.join(", ")}`);
     }
     const origin = c.req.header("origin");
     if (origin !== undefined) {
@@ -29,10 +32,7 @@ export function originGuard(): MiddlewareHandler<{ Bindings: Env }> {
       const ownOrigin = `${new URL(c.req.url).protocol}//${host}`;
       const normalized = origin.toLowerCase();
       if (normalized !== ownOrigin && !allowedOrigins.includes("*") && !allowedOrigins.includes(normalized)) {
-        return c.json(
-          forbidden(`Origin "${origin}" may not call this MCP server; its operator can allow it by adding it to ALLOWED_ORIGINS`),
-          403,
-        );
+        return forbidden(`Origin "${origin}" may not call this MCP server; its operator can allow it by adding it to ALLOWED_ORIGINS`);
       }
     }
     await next();
@@ -44,7 +44,7 @@ function hostname(host: string): string {
   return host.replace(/:\d+$/, "");
 }
 
-/** A JSON-RPC error body without id, as MCP servers answer requests they refuse. */
-function forbidden(message: string) {
-  return { jsonrpc: "2.0", error: { code: -32000, message: `Forbidden: ${message}` }, id: null };
+/** 403 PERMISSION_DENIED. */
+function forbidden(message: string): Response {
+  return refusal("json-rpc", new AlmanacError("PERMISSION_DENIED", message));
 }

@@ -1,13 +1,14 @@
-import type { MiddlewareHandler } from "hono";
-import { type RefusalFormat, refusal } from "../auth/refusal.ts";
+import type { Context, MiddlewareHandler } from "hono";
 import { AlmanacError, toAlmanacError } from "../errors.ts";
+import { type RefusalFormat, refusal } from "../http/refusal.ts";
+import { enabledTools } from "../tools/index.ts";
 import { chargeAnswerQuery, quotaExceededError, rateLimitHeaders, refundAnswerQuery } from "./gate.ts";
-import { type InspectedBody, inspectJsonRpcBody } from "./json-rpc.ts";
+import { ANSWER_QUERY_TOOL, type InspectedBody } from "./json-rpc.ts";
 
 interface AnswerQuotaOptions {
   format: RefusalFormat;
   /** How many answer_query calls a request makes, and the JSON-RPC ids a refusal answers. */
-  inspect(request: Request): Promise<InspectedBody>;
+  inspect(c: Context<{ Bindings: Env }>): InspectedBody;
 }
 
 /**
@@ -15,13 +16,14 @@ interface AnswerQuotaOptions {
  * A request that makes answer_query calls is charged for all of them before
  * it goes further, or refused with 429 and charged nothing. Admitted
  * responses carry RateLimit-* headers; a charge the downstream handler
- * refuses with a 4xx (unknown session, malformed request) is given back, as
- * no answer was produced. Any other request passes untouched and uncounted.
+ * answers with an error status is given back, as no answer was produced:
+ * a 4xx (unknown session, malformed request) or a 5xx (a failing session or
+ * store). Any other request passes untouched and uncounted.
  */
 export function answerQuota(options: AnswerQuotaOptions): MiddlewareHandler<{ Bindings: Env }> {
   const { format, inspect } = options;
   return async (c, next) => {
-    const { answerQueryCalls, requestIds, batch } = await inspect(c.req.raw);
+    const { answerQueryCalls, requestIds, batch } = inspect(c);
     if (answerQueryCalls === 0) return next();
     const caller = c.get("caller");
     let decision;
@@ -45,7 +47,7 @@ export function answerQuota(options: AnswerQuotaOptions): MiddlewareHandler<{ Bi
       });
     }
     await next();
-    if (c.res.status >= 400 && c.res.status < 500 && decision.receipt) {
+    if (c.res.status >= 400 && decision.receipt) {
       await refundAnswerQuery(c.env, caller, decision.receipt);
       return;
     }
@@ -54,19 +56,27 @@ export function answerQuota(options: AnswerQuotaOptions): MiddlewareHandler<{ Bi
 }
 
 /**
- * The gate for /mcp: counts the `tools/call` requests for answer_query in a
- * POSTed JSON-RPC message or batch; refusals are JSON-RPC errors with the
- * refused requests' ids.
+ * The gate for /mcp: counts the `tools/call` requests for answer_query in the
+ * POSTed JSON-RPC message or batch that `readJsonRpcMessage` inspected, none
+ * when ENABLED_TOOLS leaves answer_query out; refusals are JSON-RPC errors
+ * with the refused requests' ids.
  *
- * @example app.use("/mcp", originGuard(), authenticateCaller({ format: "json-rpc" }), mcpAnswerQuota());
+ * @example app.use("/mcp", originGuard(), readJsonRpcMessage(), authenticateCaller({ format: "json-rpc" }), mcpAnswerQuota());
  */
 export function mcpAnswerQuota(): MiddlewareHandler<{ Bindings: Env }> {
   return answerQuota({
     format: "json-rpc",
-    // The body is read from a clone: the MCP transport reads the original.
-    inspect: async (request) =>
-      request.method === "POST" ? inspectJsonRpcBody(await request.clone().text()) : { answerQueryCalls: 0, requestIds: [], batch: false },
+    inspect: (c) => {
+      const message = c.get("jsonRpcMessage");
+      if (!message) throw new AlmanacError("INTERNAL", "mcpAnswerQuota() runs before readJsonRpcMessage()");
+      // A server without answer_query fails such a call as an unknown tool, with HTTP 200: no answer, so no charge.
+      return answerQueryIsEnabled(c.env) ? message : { ...message, answerQueryCalls: 0 };
+    },
   });
+}
+
+function answerQueryIsEnabled(env: Pick<Env, "ENABLED_TOOLS">): boolean {
+  return enabledTools(env.ENABLED_TOOLS).some((tool) => tool.name === ANSWER_QUERY_TOOL);
 }
 
 /**
@@ -76,5 +86,5 @@ export function mcpAnswerQuota(): MiddlewareHandler<{ Bindings: Env }> {
  * @example app.post("/v1:answerQuery", authenticateCaller({ format: "google" }), restAnswerQuota(), answerQueryHandler);
  */
 export function restAnswerQuota(): MiddlewareHandler<{ Bindings: Env }> {
-  return answerQuota({ format: "google", inspect: async () => ({ answerQueryCalls: 1, requestIds: [], batch: false }) });
+  return answerQuota({ format: "google", inspect: () => ({ answerQueryCalls: 1, requestIds: [], batch: false }) });
 }

@@ -1,4 +1,4 @@
-import type { JsonRpcId } from "../auth/refusal.ts";
+import type { JsonRpcId } from "../http/refusal.ts";
 
 /** The one tool that consumes quota. */
 export const ANSWER_QUERY_TOOL = "answer_query";

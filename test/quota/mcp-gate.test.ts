@@ -2,9 +2,14 @@
 // handler: real auth against D1, real QuotaCounter and McpAgent Durable Objects.
 import { createExecutionContext, env } from "cloudflare:test";
 import { exports } from "cloudflare:workers";
-import { describe, expect, it } from "vitest";
+import { Hono } from "hono";
+import { describe, expect, it, vi } from "vitest";
+import { authenticateCaller } from "../../src/auth/authenticate.ts";
 import { createApiKey, revokeApiKey } from "../../src/auth/key-store.ts";
+import { errorHandler } from "../../src/http/error-handler.ts";
 import app from "../../src/index.ts";
+import { readJsonRpcMessage } from "../../src/mcp/json-rpc-message.ts";
+import { mcpAnswerQuota } from "../../src/quota/answer-quota.ts";
 import { awayFromMinuteEnd } from "./clock.ts";
 import { MCP_URL, answerQuery, messages, openSession, post, toolCall } from "./mcp-http.ts";
 
@@ -172,6 +177,55 @@ describe("answer_query quota on /mcp", () => {
     expect((await post(answerQuery(2), session)).status).toBe(200);
   });
 
+  it("gives the charge back when the MCP session fails with a 5xx or throws", async () => {
+    // Regression: only 4xx answers were refunded, so a session failing with 5xx still cost quota.
+    await awayFromMinuteEnd();
+    // A stand-in for the session that fails as X-Session says: the gate in front of it is the real one.
+    const gated = new Hono<{ Bindings: Env }>();
+    gated.onError(errorHandler);
+    gated.use("/mcp", readJsonRpcMessage(), authenticateCaller({ format: "json-rpc" }), mcpAnswerQuota());
+    gated.post("/mcp", (c) => {
+      if (c.req.header("X-Session") === "throws") throw new Error("session storage unavailable");
+      if (c.req.header("X-Session") === "unavailable") return c.text("upstream unavailable", 503);
+      return c.json({ jsonrpc: "2.0", id: 1, result: {} });
+    });
+    const logged = vi.spyOn(console, "error").mockImplementation(() => {});
+    const headers = await keyHeaders({ answerPerMinute: 1 });
+    const call = (session: string) =>
+      gated.request("/mcp", { method: "POST", headers: { ...headers, "X-Session": session }, body: JSON.stringify(answerQuery(1)) }, env);
+    expect((await call("unavailable")).status).toBe(503);
+    expect((await call("throws")).status).toBe(500);
+    expect(logged).toHaveBeenCalledWith("POST /mcp failed:", expect.objectContaining({ message: "session storage unavailable" }));
+    logged.mockRestore();
+    // Both charges came back: the caller's one call a minute is still there.
+    expect((await call("answers")).status).toBe(200);
+    expect((await call("answers")).status).toBe(429);
+  });
+
+  it("counts no answer_query calls when ENABLED_TOOLS leaves answer_query out", async () => {
+    // Regression: the call failed as an unknown tool (HTTP 200) yet was charged.
+    await awayFromMinuteEnd();
+    const headers = await keyHeaders({ answerPerMinute: 1 });
+    const session = await openSession(headers);
+    const withoutAnswers = { ...env, ENABLED_TOOLS: "search_documents, get_documents" };
+    const request = (id: number) =>
+      new Request(MCP_URL, {
+        method: "POST",
+        headers: { "Content-Type": "application/json", Accept: "application/json, text/event-stream", ...session },
+        body: JSON.stringify(answerQuery(id)),
+      });
+    // The gate reads ENABLED_TOOLS from the env it is given; the session's own env still offers every tool.
+    for (const id of [1, 2, 3]) {
+      const response = await app.fetch(request(id), withoutAnswers, createExecutionContext());
+      expect(response.status).not.toBe(429);
+      expect(response.headers.has("RateLimit-Limit")).toBe(false);
+      await response.text();
+    }
+    // None of them was counted: the caller's one call a minute is still there.
+    expect((await post(answerQuery(4), session)).status).toBe(200);
+    expect((await post(answerQuery(5), session)).status).toBe(429);
+  });
+
   it("lets a key's own limit beat its tier's", async () => {
     await awayFromMinuteEnd();
     const tierOnly = await openSession(await keyHeaders({ tier: "public" }));
@@ -188,11 +242,23 @@ describe("API keys on /mcp", () => {
     expect(response.headers.get("WWW-Authenticate")).toBe('Bearer realm="almanac"');
     expect(await response.json()).toMatchObject({
       jsonrpc: "2.0",
-      id: null,
+      id: 1,
       error: { message: expect.stringContaining("UNAUTHENTICATED: the API key sent in X-Goog-Api-Key is not valid on this server") },
     });
     const get = await exports.default.fetch(new Request(`${MCP_URL}?key=alm_not-a-key`, { headers: { Accept: "text/event-stream" } }));
     expect(get.status).toBe(401);
+  });
+
+  it("answers a refused batch with one 401 error per request id, and a single request with its own id", async () => {
+    // Regression: a 401 was always one error with id null, which a client cannot match to its requests.
+    const unknownKey = { "X-Goog-Api-Key": "alm_not-a-key" };
+    const batch = await post([answerQuery("a"), { jsonrpc: "2.0", method: "notifications/initialized" }, toolCall(7, "search_documents", { query: "x" })], unknownKey);
+    expect(batch.status).toBe(401);
+    const errors = (await batch.json()) as { id: unknown; error: { data: unknown } }[];
+    expect(errors.map((error) => error.id)).toEqual(["a", 7]);
+    for (const error of errors) expect(error).toMatchObject({ jsonrpc: "2.0", error: { code: -32000, data: { status: "UNAUTHENTICATED" } } });
+    const single = await post(toolCall("only", "search_documents", { query: "x" }), unknownKey);
+    expect(await single.json()).toMatchObject({ jsonrpc: "2.0", id: "only", error: { data: { status: "UNAUTHENTICATED" } } });
   });
 
   it("refuses a revoked key with 401, even on a session opened before the revocation", async () => {

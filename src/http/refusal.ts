@@ -2,15 +2,32 @@ import { type AlmanacError, HTTP_STATUS } from "../errors.ts";
 
 /**
  * How a refused HTTP request is answered: `json-rpc` on /mcp (MCP clients
- * read a JSON-RPC error), `google` on the REST facade (Google's error model).
+ * read a JSON-RPC error), `google` on the REST facade and every other route
+ * (Google's error model).
  */
 export type RefusalFormat = "json-rpc" | "google";
 
 /** A JSON-RPC request id; null when the refused request's ids are unknown. */
 export type JsonRpcId = string | number | null;
 
+/** What a refusal may add to the error's own status and message. */
+export interface RefusalOptions {
+  headers?: Record<string, string>;
+  /** The ids of the refused requests; without them the one error has id null. */
+  ids?: JsonRpcId[];
+  /** Whether the refused message was a batch, which JSON-RPC answers with an array. */
+  batch?: boolean;
+  /** Extra fields for a JSON-RPC error's `data`, for programs. */
+  data?: Record<string, unknown>;
+  /**
+   * The HTTP status, where HTTP has a more precise one than google.rpc.Code
+   * (413 for a body over the size limit, which Google calls INVALID_ARGUMENT).
+   */
+  httpStatus?: 413;
+}
+
 /**
- * The HTTP response refusing a request with `error`.
+ * The one place an AlmanacError becomes an HTTP response.
  * - `google`: `{ error: { code, message, status } }`.
  * - `json-rpc`: one error per refused request, with the request's id (an
  *   array for a batch, as JSON-RPC answers batches), or one with id null.
@@ -18,12 +35,8 @@ export type JsonRpcId = string | number | null;
  *
  * @example return refusal("json-rpc", new AlmanacError("UNAUTHENTICATED", "…"), { headers: { "WWW-Authenticate": "Bearer" } })
  */
-export function refusal(
-  format: RefusalFormat,
-  error: AlmanacError,
-  options: { headers?: Record<string, string>; ids?: JsonRpcId[]; batch?: boolean; data?: Record<string, unknown> } = {},
-): Response {
-  const status = HTTP_STATUS[error.status];
+export function refusal(format: RefusalFormat, error: AlmanacError, options: RefusalOptions = {}): Response {
+  const status = options.httpStatus ?? HTTP_STATUS[error.status];
   const body =
     format === "google" ? { error: { code: status, message: error.message, status: error.status } } : jsonRpcErrors(error, options);
   return Response.json(body, { status, headers: options.headers });
@@ -36,7 +49,7 @@ export function refusal(
  */
 const SERVER_ERROR = -32000;
 
-function jsonRpcErrors(error: AlmanacError, options: { ids?: JsonRpcId[]; batch?: boolean; data?: Record<string, unknown> }) {
+function jsonRpcErrors(error: AlmanacError, options: RefusalOptions) {
   const ids = options.ids && options.ids.length > 0 ? options.ids : [null];
   const errors = ids.map((id) => ({
     jsonrpc: "2.0" as const,
