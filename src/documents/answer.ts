@@ -154,8 +154,10 @@ function scoreSentences(sentences: Sentence[], terms: string[]): void {
     const lengthPenalty = sentence.text.length > 400 ? 0.7 : 1;
     // A question in the docs ("Ask: how does X work?") restates the query; it answers nothing.
     const questionPenalty = sentence.text.includes("?") ? 0.3 : 1;
+    // A list item starting in lower case finishes a sentence begun above it; alone it reads as a fragment.
+    const fragmentPenalty = /^\p{Ll}/u.test(sentence.text) ? 0.5 : 1;
     const retrievalPrior = 1 / (1 + 0.3 * sentence.hitRank);
-    sentence.score = score * (0.5 + coverage) * lengthPenalty * questionPenalty * retrievalPrior;
+    sentence.score = score * (0.5 + coverage) * lengthPenalty * questionPenalty * fragmentPenalty * retrievalPrior;
   }
 }
 

@@ -1,12 +1,15 @@
 /**
  * Words that carry no topic: dropped from queries (unless nothing else is
- * left) so "how do I ..." does not match every chunk in the corpus.
+ * left) so "how do I ..." does not match every chunk in the corpus. Besides
+ * function words, the verbs and fillers people wrap questions in ("what
+ * happens when X is used up") are here: they rank chunks by phrasing, not topic.
  */
 const STOPWORDS = new Set(
   (
-    "a about an and are as at be but by can could do does did for from has have how i if in into is it its " +
-    "me my not of on or our should so than that the their them then there these this those to was we what " +
-    "when where which who whom why will with would you your"
+    "a about all also an and any are as at be been being between but by can could do does did doing for from " +
+    "get gets getting got happen happens happened has have how i if in into is it its just me my need needs " +
+    "not of on or our out should so some than that the their them then there these this those to up use used " +
+    "using was way we were what when where which who whom why will with would you your"
   ).split(" "),
 );
 
