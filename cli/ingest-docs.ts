@@ -1,8 +1,9 @@
 // Loads a folder of Markdown pages into D1 with the Worker's own parsing and storage code.
-import { readdir, readFile } from "node:fs/promises";
-import { join, relative } from "node:path";
+import { readFile } from "node:fs/promises";
+import { join } from "node:path";
 import { prepareSite, type PreparedSite, type Site } from "../src/documents/ingest.ts";
 import { syncDocuments, type SyncReport } from "../src/documents/store.ts";
+import { listFiles } from "./files.ts";
 
 const PAGE_EXTENSIONS = /\.(md|mdx|markdown)$/i;
 
@@ -16,11 +17,7 @@ export interface DocsIngestResult extends SyncReport {
  * malformed, the errors are thrown together and nothing is written.
  */
 export async function ingestDocsFolder(db: D1Database, dir: string, site: Site, options: { prune: boolean }): Promise<DocsIngestResult> {
-  const entries = await readdir(dir, { recursive: true, withFileTypes: true });
-  const paths = entries
-    .filter((entry) => entry.isFile() && PAGE_EXTENSIONS.test(entry.name))
-    .map((entry) => relative(dir, join(entry.parentPath, entry.name)).split("\\").join("/"))
-    .sort();
+  const paths = await listFiles(dir, PAGE_EXTENSIONS);
   if (paths.length === 0) throw new Error(`${dir} has no .md, .mdx or .markdown files`);
   const pages = await Promise.all(paths.map(async (path) => ({ path, text: await readFile(join(dir, path), "utf8") })));
   const { documents, skipped } = await prepareSite(pages, site);

@@ -1,9 +1,10 @@
 // Loads a folder of StackQL query-library entries with the Worker's own parser and storage code.
-import { readdir, readFile } from "node:fs/promises";
-import { join, relative } from "node:path";
+import { readFile } from "node:fs/promises";
+import { join } from "node:path";
 import { describeRefusals, prepareLibrary, type RefusedFile } from "../src/library/parse-entry.ts";
 import type { LibraryEntry } from "../src/library/entry.ts";
 import { DEFAULT_LIBRARY, syncLibrary, type LibraryBindings, type LibrarySyncReport } from "../src/library/store.ts";
+import { listFiles } from "./files.ts";
 
 /** What a library ingestion did, what it refused and which related ids point nowhere. */
 export interface LibraryIngestResult extends LibrarySyncReport {
@@ -15,17 +16,13 @@ export interface LibraryIngestResult extends LibrarySyncReport {
 
 /** Every `.md` file under `dir`, its path relative to `dir` with "/" separators (the entry id plus ".md"). */
 export async function readLibraryFolder(dir: string): Promise<{ path: string; text: string }[]> {
-  const entries = await readdir(dir, { recursive: true, withFileTypes: true });
-  const paths = entries
-    .filter((entry) => entry.isFile() && entry.name.endsWith(".md"))
-    .map((entry) => relative(dir, join(entry.parentPath, entry.name)).split("\\").join("/"))
-    .sort();
+  const paths = await listFiles(dir, /\.md$/);
   if (paths.length === 0) throw new Error(`${dir} has no .md entry files; give the folder that holds the <family>/ folders`);
   return Promise.all(paths.map(async (path) => ({ path, text: await readFile(join(dir, path), "utf8") })));
 }
 
 /** Prune only after a clean validation: a refused file keeps its previous version, and a wrong folder deletes nothing. */
-export function pruneAllowed(options: { prune: boolean }, refused: readonly RefusedFile[]): boolean {
+function pruneAllowed(options: { prune: boolean }, refused: readonly RefusedFile[]): boolean {
   return options.prune && refused.length === 0;
 }
 
@@ -43,7 +40,7 @@ export async function ingestLibraryFolder(bindings: LibraryBindings, dir: string
 }
 
 /** StackQL requires related ids to resolve; entries copied from other versions often do not, so this warns rather than refuses. */
-export function unresolvedRelated(entries: readonly { id: string; related: string[] }[], known: ReadonlySet<string>): { id: string; related: string }[] {
+function unresolvedRelated(entries: readonly { id: string; related: string[] }[], known: ReadonlySet<string>): { id: string; related: string }[] {
   return entries.flatMap((entry) => entry.related.filter((related) => !known.has(related)).map((related) => ({ id: entry.id, related })));
 }
 

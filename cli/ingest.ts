@@ -5,7 +5,7 @@ import { siteFor } from "../src/documents/ingest.ts";
 import { describeDocsIngest, ingestDocsFolder } from "./ingest-docs.ts";
 import { USER_LIBRARY, checkLibraryName, describeLibraryIngest, ingestLibraryFolder } from "./ingest-library.ts";
 import { DEFAULT_STATE_DIR, applyLocalMigrations, withLocalEnv } from "./local-env.ts";
-import { ingestLibraryWithWrangler } from "./remote-library.ts";
+import { withRemoteEnv } from "./remote-env.ts";
 
 const USAGE = `usage:
   npm run ingest -- docs <dir> --base-uri <https://host[/prefix]> [--data-source <host>] [--prune] [--persist-to <dir>]
@@ -56,12 +56,14 @@ async function ingestLibrary(
   if (!dir || extra.length > 0) throw new Error("give exactly one folder to ingest");
   const library = checkLibraryName(values.library ?? USER_LIBRARY);
   const options = { prune: values.prune };
+  const ingest = (env: Env) => ingestLibraryFolder(env, dir, library, options);
   let result;
   if (values.remote) {
-    result = await ingestLibraryWithWrangler(dir, library, options, ["--remote"]);
+    // The very code path of a local run, against the deployed D1 database and KV namespace.
+    result = await withRemoteEnv(ingest);
   } else {
     applyLocalMigrations(values["persist-to"]);
-    result = await withLocalEnv(values["persist-to"], (env) => ingestLibraryFolder(env, dir, library, options));
+    result = await withLocalEnv(values["persist-to"], ingest);
   }
   for (const line of describeLibraryIngest(dir, library, result)) console.log(line);
   // The valid entries are served; the exit status still tells scripts that some files were refused.
@@ -69,6 +71,9 @@ async function ingestLibrary(
 }
 
 main(process.argv.slice(2)).catch((error: unknown) => {
-  console.error(`ingest: ${error instanceof Error ? error.message : String(error)}\n\n${USAGE}`);
+  const message = error instanceof Error ? error.message : String(error);
+  // The deployed database only has the tables once the migrations were applied to it.
+  const hint = message.includes("no such table") ? "\napply the migrations first: npx wrangler d1 migrations apply DB --remote" : "";
+  console.error(`ingest: ${message}${hint}\n\n${USAGE}`);
   process.exit(1);
 });

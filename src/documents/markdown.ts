@@ -1,4 +1,5 @@
 import { parse as parseYaml } from "yaml";
+import { splitFrontMatter } from "../markdown/front-matter.ts";
 
 /** A Markdown page split into its front matter and body. */
 export interface MarkdownPage {
@@ -6,20 +7,18 @@ export interface MarkdownPage {
   body: string;
 }
 
-const FRONT_MATTER = /^\uFEFF?---[ \t]*\r?\n([\s\S]*?)\r?\n---[ \t]*(?:\r?\n|$)/;
-
 /**
  * Splits YAML front matter from a Markdown page. Throws a plain Error with the
  * YAML parser's message when the front matter is not a YAML mapping.
  */
 export function parseMarkdownPage(text: string): MarkdownPage {
-  const match = FRONT_MATTER.exec(text);
-  if (!match) return { frontMatter: {}, body: text.replace(/^\uFEFF/, "") };
-  const data: unknown = parseYaml(match[1] ?? "");
+  const split = splitFrontMatter(text);
+  if (!split) return { frontMatter: {}, body: text.replace(/^\uFEFF/, "") };
+  const data: unknown = parseYaml(split.yaml);
   if (data !== null && data !== undefined && (typeof data !== "object" || Array.isArray(data))) {
     throw new Error("front matter must be a YAML mapping of keys to values");
   }
-  return { frontMatter: (data ?? {}) as Record<string, unknown>, body: text.slice(match[0].length) };
+  return { frontMatter: (data ?? {}) as Record<string, unknown>, body: split.body };
 }
 
 /** A line that opens or closes a fenced code block, with its fence marker. */

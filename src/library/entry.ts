@@ -74,6 +74,8 @@ export type LibraryEntry = EntryMetadata & EntryBody;
 
 /** Entry ids as the tools accept them (StackQL's ID_RE). */
 export const ENTRY_ID_PATTERN = /^[a-z0-9_-]+(\/[a-z0-9_-]+)*$/;
+/** Ingestion refuses longer ids, so a longer one is never in the library; it also keeps D1 lookups small. */
+export const MAX_ENTRY_ID_LENGTH = 300;
 
 /** The StackQL MCP tool that executes an entry's SQL, by verb. */
 export const NEXT_TOOL: Record<Verb, string> = {

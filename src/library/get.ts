@@ -1,6 +1,7 @@
 import { AlmanacError } from "../errors.ts";
 import {
   ENTRY_ID_PATTERN,
+  MAX_ENTRY_ID_LENGTH,
   NEXT_TOOL,
   isMutation,
   type Cost,
@@ -52,7 +53,9 @@ export interface LibraryGetInput {
  * @example await getQueryLibraryEntry(env, { id: "aws/s3/buckets-list", params: { region: "us-east-1" } })
  */
 export async function getQueryLibraryEntry(env: LibraryBindings & LibraryConfig, input: LibraryGetInput): Promise<LibraryEntryView> {
+  // The whole id is echoed, however long: SPEC 3.2 fixes this message, and the caller sent those bytes anyway.
   if (!ENTRY_ID_PATTERN.test(input.id)) throw new AlmanacError("INVALID_ARGUMENT", `invalid query id "${input.id}"`);
+  if (input.id.length > MAX_ENTRY_ID_LENGTH) throw unknownId(input.id);
   const { entry, tier } = await loadEntry(env, input.id);
   const base = {
     id: entry.id,

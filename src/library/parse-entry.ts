@@ -1,5 +1,6 @@
 import { parse as parseYaml } from "yaml";
-import { ENTRY_ID_PATTERN, type LibraryEntry, type ParamDeclaration, type Verb } from "./entry.ts";
+import { splitFrontMatter } from "../markdown/front-matter.ts";
+import { ENTRY_ID_PATTERN, MAX_ENTRY_ID_LENGTH, type LibraryEntry, type ParamDeclaration, type Verb } from "./entry.ts";
 import { checkFrontMatter, type EntryProblem, type FrontMatter } from "./front-matter.ts";
 import { PatternError, compilePattern } from "./pattern.ts";
 import { ANY_PLACEHOLDER, PLACEHOLDER_PATTERN, checkParamValue } from "./render.ts";
@@ -30,7 +31,6 @@ const VERB_KEYWORDS: Record<Verb, readonly string[]> = {
   lifecycle: ["exec"],
 };
 
-const FRONT_MATTER = /^---\r?\n([\s\S]*?)\r?\n---(?:\r?\n|$)/;
 const QUERY_HEADING = /^##\s+Query\s*$/m;
 const NOTES_HEADING = /^##\s+Notes\s*$/m;
 const NEXT_H2 = /^##\s+/m;
@@ -66,17 +66,18 @@ export function parseEntryFile(path: string, text: string): ParsedEntryFile {
   if (!ENTRY_ID_PATTERN.test(id) || segments.length !== 3) {
     problems.push({ field: "path", message: `the id "${id}" must be family/service/slug in lower-case letters, digits, "_" and "-"` });
   }
+  if (id.length > MAX_ENTRY_ID_LENGTH) problems.push({ field: "path", message: `the id is longer than ${MAX_ENTRY_ID_LENGTH} characters` });
 
-  const match = FRONT_MATTER.exec(text);
-  if (!match) return { path, problems: [...problems, { field: "front matter", message: "missing the YAML front matter block (--- … ---) at the top" }] };
+  const split = splitFrontMatter(text);
+  if (!split) return { path, problems: [...problems, { field: "front matter", message: "missing the YAML front matter block (--- … ---) at the top" }] };
   let data: unknown;
   try {
-    data = parseYaml(match[1] ?? "");
+    data = parseYaml(split.yaml);
   } catch (error) {
     return { path, problems: [...problems, { field: "front matter", message: `is not valid YAML: ${error instanceof Error ? error.message.split("\n")[0] : String(error)}` }] };
   }
   const checked = checkFrontMatter(data);
-  const body = text.slice(match[0].length);
+  const body = split.body;
   const template = queryTemplate(body, problems);
 
   if ("problems" in checked) {
@@ -180,6 +181,13 @@ function paramProblems(params: readonly ParamDeclaration[]): EntryProblem[] {
     }
     if (param.default === undefined && param.example === undefined) {
       problems.push({ field: `${at}.example`, message: "is required when the param has no default" });
+    }
+    if (param.type === "enum") {
+      // Every declared choice must be renderable, not only the default and example.
+      param.enum?.forEach((choice, choiceIndex) => {
+        const checked = checkParamValue(param, choice);
+        if ("error" in checked) problems.push({ field: `${at}.enum[${choiceIndex}]`, message: `is not a valid value: ${checked.error}` });
+      });
     }
     for (const key of ["default", "example"] as const) {
       const value = param[key];

@@ -11,6 +11,14 @@ export const ANY_PLACEHOLDER = /\{\{\s*([^}]*?)\s*\}\}/g;
 export const MAX_PARAM_VALUE_LENGTH = 16_384;
 
 const NUMBER_TEXT = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
+/**
+ * Characters refused in string and enum values. StackQL's SQL parser is
+ * vitess-derived and reads `\` as an escape inside string literals, so
+ * `x\' OR 1=1 --` would close the literal that doubling `'` keeps closed;
+ * control characters (other than tab, LF, CR) have no place in a value and
+ * are handled inconsistently by SQL lexers.
+ */
+const UNSAFE_LITERAL_CHARACTERS = /[\\\x00-\x08\x0B\x0C\x0E-\x1F\x7F]/;
 
 /** What rendering produced; `sql` is present exactly when `valid`. */
 export interface RenderResult {
@@ -60,15 +68,21 @@ export function checkParamValue(param: ParamDeclaration, value: unknown): Checke
         ? { literal: text }
         : { error: `param "${param.name}" must be an identifier matching ${IDENTIFIER_PATTERN.source}, got ${shown(text)}` };
     case "enum":
+      if (UNSAFE_LITERAL_CHARACTERS.test(text)) return unsafeLiteral(param);
       return (param.enum ?? []).includes(text)
         ? { literal: quoteEscaped(text) }
         : { error: `param "${param.name}" must be one of ${(param.enum ?? []).join(", ")}, got ${shown(text)}` };
     case "string":
+      if (UNSAFE_LITERAL_CHARACTERS.test(text)) return unsafeLiteral(param);
       if (param.pattern !== undefined && !matchesPattern(param.pattern, text)) {
         return { error: `param "${param.name}" must match pattern ${param.pattern}, got ${shown(text)}` };
       }
       return { literal: quoteEscaped(text) };
   }
+}
+
+function unsafeLiteral(param: ParamDeclaration): CheckedValue {
+  return { error: `param "${param.name}" must not contain a backslash or control characters` };
 }
 
 function matchesPattern(pattern: string, text: string): boolean {

@@ -18,7 +18,10 @@ export const FIELD_WEIGHTS = {
   description: 1,
 } as const;
 
-/** Added once when the whole intent contains an intent keyword, or an intent keyword contains the intent. */
+/**
+ * Added once when the whole intent contains an intent keyword, or an intent
+ * keyword contains the intent; only for intents with at least one scoring token.
+ */
 export const PHRASE_BONUS = 6;
 
 /** StackQL's miss threshold: one intent word in a title (3) is a hit; a word only in the description (1) or a provider name (1.5) is not. */
@@ -62,8 +65,12 @@ export function scoreEntry(entry: EntryMetadata, intent: string): number {
     providers: entry.providers.join("\n").toLowerCase(),
     description: entry.description.toLowerCase(),
   };
+  const tokens = intentTokens(intent);
+  // An intent of only stopwords and 1-character words asks nothing; without this, "a" or "to"
+  // would earn the phrase bonus from every intent keyword that merely contains it.
+  if (tokens.length === 0) return 0;
   let score = 0;
-  for (const token of intentTokens(intent)) {
+  for (const token of tokens) {
     for (const [field, weight] of Object.entries(FIELD_WEIGHTS) as [keyof typeof FIELD_WEIGHTS, number][]) {
       if (fields[field].includes(token)) score += weight;
     }

@@ -88,14 +88,14 @@ export interface LibrarySyncReport {
   kept: string[];
 }
 
-/** A D1 statement with numbered parameters, kept as data so the CLI can also write it to a file for `--remote`. */
-export interface PlannedStatement {
+/** A D1 statement with its numbered parameters, planned before anything is written. */
+interface PlannedStatement {
   sql: string;
   params: (string | number)[];
 }
 
 /** Everything a sync writes, in the order it must happen. */
-export interface LibrarySyncPlan {
+interface LibrarySyncPlan {
   report: LibrarySyncReport;
   /** 1. KV values nobody reads yet (new body keys). */
   puts: { key: string; value: string }[];
@@ -123,12 +123,12 @@ export class LibraryOwnershipError extends Error {
 }
 
 /** SHA-256 of the entry's canonical JSON, hex. */
-export async function hashEntry(entry: LibraryEntry): Promise<string> {
+async function hashEntry(entry: LibraryEntry): Promise<string> {
   return sha256Hex(JSON.stringify(entry));
 }
 
 /** The KV key of one version of an entry's body. */
-export function bodyKeyFor(id: string, hash: string): string {
+function bodyKeyFor(id: string, hash: string): string {
   return `library/${id}@${hash.slice(0, 16)}`;
 }
 
@@ -142,13 +142,13 @@ const DELETE_ENTRY = "DELETE FROM library_entries WHERE id = ?1";
 
 /**
  * Plans making `library` hold exactly `entries` (plus, without `prune`, what it
- * already had). Pure, so local and remote ingestion share it. Rules:
+ * already had). Pure: deciding is kept apart from writing. Rules:
  * unchanged content is left alone (update_time kept); the default library
  * never touches an id another library owns; a user library takes over ids of
  * the default library but is refused ids of another user library; `prune`
  * removes only this library's ids.
  */
-export function planLibrarySync(
+function planLibrarySync(
   existing: readonly ExistingEntry[],
   library: string,
   entries: readonly { entry: LibraryEntry; hash: string }[],

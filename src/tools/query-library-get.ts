@@ -13,7 +13,8 @@ export const queryLibraryGetTool = defineTool({
     "This tool never executes SQL: run `sql` with the StackQL tool named in `next_tool` (run_select_query, run_mutation_query or run_lifecycle_operation) on a StackQL server that has the credentials listed in `auth`.",
   ].join(" "),
   inputSchema: {
-    id: z.string().max(300, "id is too long; copy an id from query_library_search").describe('Entry id from query_library_search, e.g. "aws/s3/buckets-list"'),
+    // No length limit here: SPEC 3.2 answers every bad id with its own message, which the domain gives.
+    id: z.string().describe('Entry id from query_library_search, e.g. "aws/s3/buckets-list"'),
     params: z
       .record(z.string(), z.unknown())
       .optional()

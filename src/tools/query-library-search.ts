@@ -59,13 +59,16 @@ export const queryLibrarySearchTool = defineTool({
   },
 });
 
-/** The Markdown a model reads: a table of hits, the source, and guidance on a miss. */
+/** Said last when the bundled snapshot answered. */
+export const STALE_NOTICE = "Served from the bundled snapshot of the default library because the live library is unavailable; it may be stale.";
+
+/** The Markdown a model reads (SPEC 3.1): a table of hits, the source, guidance on a miss, and last a notice when stale. */
 export function formatLibrarySearch(result: LibrarySearchResult): string {
   const rows = result.hits.map(
     (hit) => `| ${hit.id} | ${hit.mutation} | ${hit.required_params.join(", ") || "none"} | ${hit.score.toFixed(1)} | ${tableCell(hit.title)} |`,
   );
   const lines = ["| id | mutation | required_params | score | title |", "| --- | --- | --- | --- | --- |", ...rows, "", `Source: ${result.source_url}`];
-  if (result.stale) lines.push("Served from the bundled snapshot of the default library because the live library is unavailable; it may be stale.");
   if (result.guidance) lines.push("", result.guidance);
+  if (result.stale) lines.push("", STALE_NOTICE);
   return lines.join("\n");
 }

@@ -43,6 +43,19 @@ describe("ingesting StackQL's library, then npm start", () => {
     expect(run.status).toBe(1);
   });
 
+  it("refuses --remote at once, naming both ids, while wrangler.toml has the placeholder ids", () => {
+    const started = Date.now();
+    const run = ingest(["library", REAL_LIBRARY, "--remote"]);
+    expect(run.status).toBe(1);
+    expect(run.output).toContain(
+      "ingest: wrangler.toml still has placeholder ids; put the real ones there first: " +
+        "D1 database_id of DB (`npx wrangler d1 create almanac` prints it); " +
+        "KV namespace id of TEMPLATES (`npx wrangler kv namespace create TEMPLATES` prints it)",
+    );
+    expect(run.output).not.toContain("Establishing remote connection");
+    expect(Date.now() - started).toBeLessThan(20_000);
+  });
+
   it("serves search → get → render to an agent, beside the default library, across restarts", async () => {
     for (let start = 0; start < 2; start += 1) {
       server = await startServer([], stateDir);

@@ -112,6 +112,17 @@ describe("errors a model sees", () => {
     expect(text(result)).toBe(message);
   });
 
+  it("answers an over-long id with SPEC's id messages, never the schema's length error", async () => {
+    const malformed = `AWS/${"x".repeat(5000)}`;
+    const invalid = await call("query_library_get", { id: malformed });
+    expect(invalid.isError).toBe(true);
+    expect(text(invalid)).toBe(`INVALID_ARGUMENT: invalid query id "${malformed}"`);
+    const wellFormed = `aws/s3/${"x".repeat(5000)}`;
+    const unknown = await call("query_library_get", { id: wellFormed });
+    expect(unknown.isError).toBe(true);
+    expect(text(unknown)).toBe(`NOT_FOUND: unknown query id "${wellFormed}"; use query_library_search to find valid ids`);
+  });
+
   it("refuses a limit above 20", async () => {
     const result = await call("query_library_search", { intent: "buckets", limit: 21 });
     expect(result.isError).toBe(true);

@@ -43,9 +43,18 @@ describe("parseEntryFile", () => {
     });
   });
 
+  it("reads an entry saved with a byte-order mark and CRLF line endings as documentation pages are read", () => {
+    const text = file(`${FRONT}\n${ORG}`, undefined, "\n## Notes\n\nSome notes.\n");
+    const plain = parseEntryFile("github/repos/org.md", text);
+    const windows = parseEntryFile("github/repos/org.md", `\uFEFF${text.replaceAll("\n", "\r\n")}`);
+    expect(windows).toHaveProperty("entry");
+    expect(windows).toEqual(plain);
+  });
+
   it.each([
     ["github/repos.md", file(`${FRONT}\n${ORG}`), "path", 'the id "github/repos" must be family/service/slug in lower-case letters, digits, "_" and "-"'],
     ["GitHub/repos/org.md", file(`${FRONT}\n${ORG}`), "path", 'the id "GitHub/repos/org" must be family/service/slug in lower-case letters, digits, "_" and "-"'],
+    [`github/repos/${"x".repeat(300)}.md`, file(`${FRONT}\n${ORG}`), "path", "the id is longer than 300 characters"],
     ["google/repos/org.md", file(`${FRONT}\n${ORG}`), "providers[0]", '"github" (family "github") must belong to the family in the path, "google"'],
     ["github/pulls/org.md", file(`${FRONT}\n${ORG}`), "services", 'must include "pulls", the service in the path'],
     ["github/repos/org.md", "no front matter", "front matter", "missing the YAML front matter block (--- … ---) at the top"],
@@ -60,6 +69,7 @@ describe("parseEntryFile", () => {
     ["github/repos/org.md", file(`${FRONT}\n${ORG.replace("example: stackql", "example: not an id")}`), "params[0].example", 'is not a valid value: param "org" must be an identifier matching ^[A-Za-z_][A-Za-z0-9_-]*$, got "not an id"'],
     ["github/repos/org.md", file(`${FRONT}\n${ORG.replace("type: identifier", "type: string\n    pattern: \"(a+)+$\"")}`), "params[0].pattern", "is refused: nested quantifiers (a repeated group that itself repeats, like (a+)+) are refused"],
     ["github/repos/org.md", file(`${FRONT}\n${ORG.replace("type: identifier", "type: enum\n    enum: [a, b]")}`), "params[0].example", 'is not a valid value: param "org" must be one of a, b, got "stackql"'],
+    ["github/repos/org.md", file(`${FRONT}\n${ORG.replace("type: identifier", 'type: enum\n    enum: ["a\\\\b", stackql]')}`), "params[0].enum[0]", 'is not a valid value: param "org" must not contain a backslash or control characters'],
     ["github/repos/org.md", file(`${FRONT}\n${ORG.replace("type: identifier", "type: number\n    pattern: \"[0-9]+\"")}`), "params[0].pattern", "is only allowed on string params, not number"],
     ["github/repos/org.md", file(`${FRONT}\n${ORG}\nrelated: [github/repos/org]`), "related", "lists the entry itself"],
   ])("refuses %s: %s", (path, text, field, message) => {

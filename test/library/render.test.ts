@@ -18,6 +18,34 @@ const params: ParamDeclaration[] = [
 const template = "SELECT a FROM t WHERE name = '{{name}}' AND state = '{{state}}' AND days > {{days}} AND on = {{on}} AND region = {{region}} AND code = '{{code}}';";
 const entry = { params, template };
 
+/**
+ * The string literals of `sql` as a vitess-derived lexer (StackQL's) reads
+ * them: `\` escapes the next character and `''` is a quote. Null when a
+ * literal is left open.
+ */
+function vitessStringLiterals(sql: string): string[] | null {
+  const literals: string[] = [];
+  let current: string | null = null;
+  for (let i = 0; i < sql.length; i += 1) {
+    const char = sql[i] ?? "";
+    if (current === null) {
+      if (char === "'") current = "";
+    } else if (char === "\\") {
+      current += sql[i + 1] ?? "";
+      i += 1;
+    } else if (char === "'" && sql[i + 1] === "'") {
+      current += "'";
+      i += 1;
+    } else if (char === "'") {
+      literals.push(current);
+      current = null;
+    } else {
+      current += char;
+    }
+  }
+  return current === null ? literals : null;
+}
+
 describe("renderTemplate", () => {
   it("substitutes every placeholder, filling defaults", () => {
     expect(renderTemplate(entry, { name: "web", region: "us-east-1" })).toEqual({
@@ -53,6 +81,9 @@ describe("renderTemplate", () => {
     [{ region: "x;DROP" }, 'param "region" must be an identifier matching ^[A-Za-z_][A-Za-z0-9_-]*$, got "x;DROP"'],
     [{ state: "stopped" }, `param "state" must be one of running, it's, got "stopped"`],
     [{ code: "aus" }, 'param "code" must match pattern ^[A-Z]{2}$, got "aus"'],
+    [{ name: "x\\' OR 1=1 --" }, 'param "name" must not contain a backslash or control characters'],
+    [{ name: "a\u0000b" }, 'param "name" must not contain a backslash or control characters'],
+    [{ state: "running\u001a" }, 'param "state" must not contain a backslash or control characters'],
     [{ name: { nested: true } }, 'param "name" must be a string, number or boolean'],
     [{ name: "x".repeat(20_000) }, 'param "name" is longer than 16384 characters'],
   ])("refuses %j", (values, error) => {
@@ -60,6 +91,18 @@ describe("renderTemplate", () => {
     expect(result.errors).toEqual([error]);
     expect(result.valid).toBe(false);
     expect(result.sql).toBeUndefined();
+  });
+
+  it("refuses a backslash that would escape the closing quote in StackQL's vitess-derived parser", () => {
+    const result = renderTemplate(entry, { name: "x\\' OR 1=1 --", region: "r" });
+    expect(result).toMatchObject({ valid: false, errors: ['param "name" must not contain a backslash or control characters'] });
+    expect(result.sql).toBeUndefined();
+  });
+
+  it("keeps tabs and line breaks in string values, refusing only other control characters", () => {
+    expect(renderTemplate(entry, { name: "a\tb\r\nc", region: "r" }).sql).toContain("name = 'a\tb\r\nc'");
+    expect(renderTemplate(entry, { name: "bell\u0007", region: "r" }).errors).toEqual(['param "name" must not contain a backslash or control characters']);
+    expect(renderTemplate(entry, { name: "del\u007f", region: "r" }).errors).toEqual(['param "name" must not contain a backslash or control characters']);
   });
 
   it("accepts booleans in any case and numbers as JSON numbers", () => {
@@ -78,13 +121,21 @@ describe("renderTemplate", () => {
     expect(renderTemplate(entry, { name: "{{region}}", region: "r" }).sql).toContain("name = '{{region}}'");
   });
 
-  it("never lets a value change the shape of the SQL", () => {
+  it("never lets a value change the shape of the SQL: refused, or one string literal per quoted placeholder", () => {
     const literal = "'((?:[^']|'')*)'";
     const shape = new RegExp(
       `^SELECT a FROM t WHERE name = ${literal} AND state = ${literal} AND days > [+-]?(?:\\d+\\.?\\d*|\\.\\d+)(?:[eE][+-]?\\d+)? AND on = (?:true|false) AND region = [A-Za-z_][A-Za-z0-9_-]* AND code = ${literal};$`,
       "s",
     );
-    const hostile = fc.oneof(fc.string(), fc.string({ unit: "binary" }), fc.constantFrom("'", "''", "' OR '1'='1", "1; DROP", "\\'", "--", "{{name}}"), fc.double(), fc.boolean());
+    const sqlMetacharacters = fc.string({ unit: fc.constantFrom("'", "\\", "a", " ", "-", ";", "\u0000", "\t", "\n", "\r", "\u001a", "\u007f") });
+    const hostile = fc.oneof(
+      fc.string(),
+      fc.string({ unit: "binary" }),
+      sqlMetacharacters,
+      fc.constantFrom("'", "''", "' OR '1'='1", "1; DROP", "\\'", "x\\' OR 1=1 --", "\\", "\\\\'", "--", "{{name}}"),
+      fc.double(),
+      fc.boolean(),
+    );
     const values = fc.record(
       {
         name: hostile,
@@ -100,11 +151,16 @@ describe("renderTemplate", () => {
     fc.assert(
       fc.property(values, (supplied) => {
         const result = renderTemplate(entry, supplied);
+        if (typeof supplied.name === "string" && /[\\\x00-\x08\x0B\x0C\x0E-\x1F\x7F]/.test(supplied.name)) {
+          expect(result.errors).toContain('param "name" must not contain a backslash or control characters');
+        }
         if (!result.valid) return;
         rendered += 1;
         const match = shape.exec(result.sql ?? "");
         expect(match, result.sql).not.toBeNull();
         expect(match?.[1]?.replaceAll("''", "'")).toBe(String(supplied.name));
+        // Read as StackQL reads it, the SQL has exactly the three literals the template quotes, holding the values.
+        expect(vitessStringLiterals(result.sql ?? ""), result.sql).toEqual([String(supplied.name), String(supplied.state ?? "running"), String(supplied.code ?? "AU")]);
       }),
       { numRuns: 2000 },
     );

@@ -5,7 +5,7 @@ import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import type { EntryMetadata } from "../../src/library/entry.ts";
 import { FIELD_WEIGHTS, MISS_THRESHOLD, PHRASE_BONUS, intentTokens, rankEntries, scoreEntry } from "../../src/library/scoring.ts";
 import { MISS_GUIDANCE, searchQueryLibrary } from "../../src/library/search.ts";
-import { queryLibrarySearchTool } from "../../src/tools/query-library-search.ts";
+import { STALE_NOTICE, queryLibrarySearchTool } from "../../src/tools/query-library-search.ts";
 import { loadDefaultLibrary, loadStackqlLibrary, preparedStackqlLibrary } from "./fixtures.ts";
 
 const real = preparedStackqlLibrary().entries;
@@ -45,6 +45,12 @@ describe("scoring", () => {
     expect(base).toBe(0);
     expect(scoreEntry(entry, "please enumerate buckets now") - scoreEntry(entry, "please enumerate now buckets")).toBe(PHRASE_BONUS);
     expect(scoreEntry(entry, "bucket invent")).toBeGreaterThanOrEqual(PHRASE_BONUS);
+  });
+
+  it.each(["a", "s", "to", "the a of", "I want to"])("scores the stopword-only or 1-character intent %j as nothing, so no phrase bonus makes it a hit", (intent) => {
+    expect(intentTokens(intent)).toEqual([]);
+    for (const entry of real) expect(scoreEntry(entry, intent), entry.id).toBe(0);
+    expect(rankEntries(real, { intent, include_mutations: true, limit: 20 }, "full_access")).toEqual({ hits: [], miss: true });
   });
 
   it("keeps the library order for equal scores (stable sort)", () => {
@@ -113,6 +119,10 @@ describe("searchQueryLibrary", () => {
     expect((await searchQueryLibrary(env, { intent: "list", limit: 2 })).hits).toHaveLength(2);
   });
 
+  it("misses with guidance for a stopword-only intent", async () => {
+    expect(await searchQueryLibrary(env, { intent: "a" })).toMatchObject({ hits: [], miss: true, guidance: MISS_GUIDANCE });
+  });
+
   it("misses with guidance when nothing scores, or nothing scores 2.5", async () => {
     const nothing = await searchQueryLibrary(env, { intent: "quantum teleportation schedules" });
     expect(nothing).toMatchObject({ hits: [], miss: true, guidance: MISS_GUIDANCE });
@@ -148,6 +158,28 @@ describe("the query_library_search tool", () => {
     `);
     const miss = await queryLibrarySearchTool.run(env, { intent: "quantum teleportation" });
     expect(miss.text.endsWith(`Source: https://stackql.io/docs/query-library/index.json\n\n${MISS_GUIDANCE}`)).toBe(true);
+  });
+
+  it("puts the stale-snapshot notice last, after the source and the guidance (SPEC 3.1 order)", async () => {
+    vi.spyOn(env.DB, "prepare").mockImplementation(() => {
+      throw new Error("D1_ERROR: network connection lost");
+    });
+    vi.spyOn(console, "warn").mockImplementation(() => undefined);
+    const miss = await queryLibrarySearchTool.run(env, { intent: "quantum teleportation" });
+    expect(miss.text).toBe(
+      [
+        "| id | mutation | required_params | score | title |",
+        "| --- | --- | --- | --- | --- |",
+        "",
+        "Source: https://stackql.io/docs/query-library/index.json",
+        "",
+        MISS_GUIDANCE,
+        "",
+        STALE_NOTICE,
+      ].join("\n"),
+    );
+    const hit = await queryLibrarySearchTool.run(env, { intent: "list dns records in a cloudflare zone", limit: 1 });
+    expect(hit.text.endsWith(`\n\nSource: https://stackql.io/docs/query-library/index.json\n\n${STALE_NOTICE}`)).toBe(true);
   });
 
   it("gives the structured result as JSON text with format json", async () => {

@@ -1,0 +1,23 @@
+// The one front-matter splitter that documentation pages and query-library entries share.
+import { describe, expect, it } from "vitest";
+import { parseMarkdownPage } from "../../src/documents/markdown.ts";
+import { splitFrontMatter } from "../../src/markdown/front-matter.ts";
+
+describe("splitFrontMatter", () => {
+  it("gives the unparsed YAML and the body after the closing ---", () => {
+    expect(splitFrontMatter("---\ntitle: Hi\n---\nText")).toEqual({ yaml: "title: Hi", body: "Text" });
+  });
+
+  it("reads a file saved with a byte-order mark, CRLF line endings and spaces after the delimiters", () => {
+    expect(splitFrontMatter("\uFEFF--- \r\ntitle: Hi\r\n---\t\r\nText\r\n")).toEqual({ yaml: "title: Hi", body: "Text\r\n" });
+  });
+
+  it("finds no front matter unless the file starts with it", () => {
+    expect(splitFrontMatter("Text\n---\ntitle: Hi\n---\n")).toBeNull();
+    expect(splitFrontMatter("---\ntitle: Hi\n")).toBeNull();
+  });
+
+  it("is what documentation pages are split with", () => {
+    expect(parseMarkdownPage("\uFEFF---\r\ntitle: Hi\r\n---\r\nText")).toEqual({ frontMatter: { title: "Hi" }, body: "Text" });
+  });
+});
