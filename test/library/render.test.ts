@@ -147,9 +147,21 @@ describe("renderTemplate", () => {
       },
       { requiredKeys: ["name", "region"] },
     );
+    // Values that pass validation (quotes included), so the shape check runs on many renders, not a lucky few.
+    const acceptable = fc.record(
+      {
+        name: fc.string({ unit: fc.constantFrom("'", "a", " ", "-", ";", "é", "{", "}") }),
+        state: fc.constantFrom("running", "it's"),
+        days: fc.integer(),
+        on: fc.boolean(),
+        region: fc.stringMatching(/^[A-Za-z_][A-Za-z0-9_-]{0,12}$/),
+        code: fc.stringMatching(/^[A-Z]{2}$/),
+      },
+      { requiredKeys: ["name", "region"] },
+    );
     let rendered = 0;
     fc.assert(
-      fc.property(values, (supplied) => {
+      fc.property(fc.oneof(values, acceptable), (supplied) => {
         const result = renderTemplate(entry, supplied);
         if (typeof supplied.name === "string" && /[\\\x00-\x08\x0B\x0C\x0E-\x1F\x7F]/.test(supplied.name)) {
           expect(result.errors).toContain('param "name" must not contain a backslash or control characters');
@@ -164,16 +176,19 @@ describe("renderTemplate", () => {
       }),
       { numRuns: 2000 },
     );
-    expect(rendered).toBeGreaterThan(50);
+    expect(rendered).toBeGreaterThan(500);
   });
 
   it("renders every real and default entry with the longest hostile values in bounded time", () => {
     const entries = [...preparedStackqlLibrary().entries, ...prepareLibrary(defaultLibraryFiles()).entries];
     const hostile = [`${"a".repeat(MAX_PARAM_VALUE_LENGTH - 1)}!`, `${"0".repeat(MAX_PARAM_VALUE_LENGTH)}`, `${"'".repeat(MAX_PARAM_VALUE_LENGTH)}`];
-    const started = Date.now();
+    // No clock here (speed belongs in benchmarks): a pattern that backtracked catastrophically would never
+    // return, and the test timeout would fail the test instead.
     for (const entry of entries) {
-      for (const value of hostile) renderTemplate(entry, Object.fromEntries(entry.params.map((param) => [param.name, value])));
+      for (const value of hostile) {
+        const result = renderTemplate(entry, Object.fromEntries(entry.params.map((param) => [param.name, value])));
+        expect(typeof result.valid).toBe("boolean");
+      }
     }
-    expect(Date.now() - started).toBeLessThan(5000);
   });
 });
