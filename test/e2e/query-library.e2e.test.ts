@@ -44,7 +44,6 @@ describe("ingesting StackQL's library, then npm start", () => {
   });
 
   it("refuses --remote at once, naming both ids, while wrangler.toml has the placeholder ids", () => {
-    const started = Date.now();
     const run = ingest(["library", REAL_LIBRARY, "--remote"]);
     expect(run.status).toBe(1);
     expect(run.output).toContain(
@@ -52,8 +51,8 @@ describe("ingesting StackQL's library, then npm start", () => {
         "D1 database_id of DB (`npx wrangler d1 create almanac` prints it); " +
         "KV namespace id of TEMPLATES (`npx wrangler kv namespace create TEMPLATES` prints it)",
     );
+    // It stopped before trying to reach Cloudflare at all.
     expect(run.output).not.toContain("Establishing remote connection");
-    expect(Date.now() - started).toBeLessThan(20_000);
   });
 
   it("serves search → get → render to an agent, beside the default library, across restarts", async () => {
