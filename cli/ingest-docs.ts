@@ -7,6 +7,19 @@ import { listFiles } from "./files.ts";
 
 const PAGE_EXTENSIONS = /\.(md|mdx|markdown)$/i;
 
+/** Where the default corpus (Almanac's own documentation) is published; `npm start` owns this base URI. */
+export const DEFAULT_CORPUS = { dir: "corpus/docs", baseUri: "https://almanac.dev/docs" } as const;
+
+/**
+ * Refuses a user's base URI inside the default corpus's: `npm start` prunes
+ * that base URI to match corpus/docs, so pages put there would be deleted.
+ */
+export function refuseDefaultCorpusBase(site: Site): void {
+  if (site.baseUri === DEFAULT_CORPUS.baseUri || site.baseUri.startsWith(`${DEFAULT_CORPUS.baseUri}/`)) {
+    throw new Error(`--base-uri ${site.baseUri} is reserved for Almanac's own documentation, which npm start loads; use your documentation's own URL`);
+  }
+}
+
 /** What a docs ingestion did, and the pages it skipped with the reason. */
 export interface DocsIngestResult extends SyncReport {
   skipped: PreparedSite["skipped"];

@@ -2,7 +2,7 @@
 // npm run ingest -- library <dir> [--library <name>] [--prune] [--remote] [--persist-to <dir>]
 import { parseArgs } from "node:util";
 import { siteFor } from "../src/documents/ingest.ts";
-import { describeDocsIngest, ingestDocsFolder } from "./ingest-docs.ts";
+import { describeDocsIngest, ingestDocsFolder, refuseDefaultCorpusBase } from "./ingest-docs.ts";
 import { USER_LIBRARY, checkLibraryName, describeLibraryIngest, ingestLibraryFolder } from "./ingest-library.ts";
 import { DEFAULT_STATE_DIR, applyLocalMigrations, withLocalEnv } from "./local-env.ts";
 import { withRemoteEnv } from "./remote-env.ts";
@@ -42,6 +42,7 @@ async function main(argv: string[]): Promise<void> {
   if (!dir || extra.length > 0) throw new Error("give exactly one folder to ingest");
   if (!values["base-uri"]) throw new Error("--base-uri is required, e.g. --base-uri https://docs.example.com");
   const site = siteFor(values["base-uri"], values["data-source"]);
+  refuseDefaultCorpusBase(site);
   const stateDir = values["persist-to"];
   applyLocalMigrations(stateDir);
   const result = await withLocalEnv(stateDir, (env) => ingestDocsFolder(env.DB, dir, site, { prune: values.prune }));

@@ -1,15 +1,13 @@
 // npm start: load the default corpus into local D1 and the default query library into
 // local D1/KV, then serve the Worker with `wrangler dev`.
 import { spawn } from "node:child_process";
+import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { siteFor } from "../src/documents/ingest.ts";
-import { describeDocsIngest, ingestDocsFolder } from "./ingest-docs.ts";
+import { DEFAULT_CORPUS, describeDocsIngest, ingestDocsFolder } from "./ingest-docs.ts";
 import { loadDefaultLibrary } from "./ingest-library.ts";
 import { updateLibrarySnapshot } from "./library-snapshot.ts";
 import { DEFAULT_STATE_DIR, applyLocalMigrations, withLocalEnv } from "./local-env.ts";
-
-/** Where the default corpus (Almanac's own documentation) is published. */
-export const DEFAULT_CORPUS = { dir: "corpus/docs", baseUri: "https://almanac.dev/docs" } as const;
 
 /** The names a browser may use to reach a local server; anything else is DNS rebinding. */
 const LOOPBACK_HOSTS = "localhost,127.0.0.1,[::1]";
@@ -32,12 +30,22 @@ async function main(argv: string[]): Promise<void> {
   const wranglerDev = [
     join("node_modules", "wrangler", "bin", "wrangler.js"),
     "dev",
-    ...["--port", port, "--persist-to", stateDir, "--var", `ALLOWED_HOSTS:${LOOPBACK_HOSTS}`],
+    ...["--port", port, "--persist-to", stateDir],
+    ...(configuresAllowedHosts() ? [] : ["--var", `ALLOWED_HOSTS:${LOOPBACK_HOSTS}`]),
     ...passThrough,
   ];
   const dev = spawn(process.execPath, wranglerDev, { stdio: "inherit" });
   for (const signal of ["SIGINT", "SIGTERM"] as const) process.on(signal, () => dev.kill(signal));
   dev.on("exit", (code) => process.exit(code ?? 0));
+}
+
+/**
+ * Whether the user chose ALLOWED_HOSTS themselves (in .dev.vars or on the
+ * command line); a `--var` from us would silently override their choice.
+ */
+function configuresAllowedHosts(): boolean {
+  const devVars = existsSync(".dev.vars") ? readFileSync(".dev.vars", "utf8") : "";
+  return /^\s*ALLOWED_HOSTS\s*=/m.test(devVars) || process.argv.some((arg) => arg.startsWith("ALLOWED_HOSTS:"));
 }
 
 /** Our one flag, `--persist-to <dir>`; every other argument goes to `wrangler dev` untouched. */

@@ -11,7 +11,7 @@ CREATE TABLE documents (
   description TEXT NOT NULL DEFAULT '',
   content TEXT NOT NULL,                 -- Markdown
   content_length_bytes INTEGER NOT NULL, -- UTF-8 length of content
-  content_hash TEXT NOT NULL,            -- SHA-256 of title, description and content
+  content_hash TEXT NOT NULL,            -- SHA-256 of title, description, content and data source
   update_time TEXT NOT NULL              -- Date.toISOString() form, so text order is time order
 );
 CREATE INDEX documents_by_base_uri ON documents (base_uri);

@@ -8,6 +8,7 @@ import { originGuard } from "./mcp/origin-guard.ts";
 import { landingPage } from "./landing-page.ts";
 import { mcpAnswerQuota } from "./quota/answer-quota.ts";
 import { QuotaCounter } from "./quota/quota-counter.ts";
+import { enabledTools } from "./tools/index.ts";
 
 export { AlmanacMcp, QuotaCounter };
 
@@ -15,7 +16,9 @@ const app = new Hono<{ Bindings: Env }>();
 app.onError(errorHandler);
 
 app.get("/healthz", async (c) => c.json({ status: "ok", documents: await countDocuments(c.env.DB) }));
-app.get("/", async (c) => c.html(landingPage(new URL(c.req.url).origin, await countDocuments(c.env.DB))));
+app.get("/", async (c) =>
+  c.html(landingPage(new URL(c.req.url).origin, await countDocuments(c.env.DB), enabledTools(c.env.ENABLED_TOOLS))),
+);
 app.use("/mcp", originGuard(), readJsonRpcMessage());
 app.use("/mcp", authenticateCaller({ format: "json-rpc" }), mcpAnswerQuota());
 app.all("/mcp", (c) => serveMcp(c.req.raw, c.env, c.executionCtx));

@@ -1,8 +1,8 @@
 import { html } from "hono/html";
-import { ALL_TOOLS } from "./tools/index.ts";
+import type { AnyToolDefinition } from "./tools/define.ts";
 
 /** What a person sees opening the server in a browser: what it is, that it is up, how to connect. */
-export function landingPage(origin: string, documentCount: number) {
+export function landingPage(origin: string, documentCount: number, tools: readonly AnyToolDefinition[]) {
   const endpoint = `${origin}/mcp`;
   const config = JSON.stringify({ mcpServers: { almanac: { url: endpoint } } }, null, 2);
   return html`<!doctype html>
@@ -28,7 +28,7 @@ export function landingPage(origin: string, documentCount: number) {
     <p>Claude Code: <code>claude mcp add --transport http almanac ${endpoint}</code></p>
     <h2>Tools</h2>
     <ul>
-      ${ALL_TOOLS.map((tool) => html`<li><code>${tool.name}</code>: ${tool.title}</li>`)}
+      ${tools.map((tool) => html`<li><code>${tool.name}</code>: ${tool.title}</li>`)}
     </ul>
     <p>Health: <a href="/healthz">/healthz</a></p>
   </body>

@@ -1,6 +1,6 @@
 import { sha256Hex } from "../hash.ts";
 import { chunkDocument, type Chunk } from "./chunk.ts";
-import { parseMarkdownPage } from "./markdown.ts";
+import { markdownLines, parseMarkdownPage } from "./markdown.ts";
 import { documentNameForUri, normalizeBaseUri, pageUri } from "./names.ts";
 
 /** Where a folder of pages is published: its base URI and the data source it reports. */
@@ -88,8 +88,9 @@ function frontMatterString(path: string, frontMatter: Record<string, unknown>, k
   return value.trim() || undefined;
 }
 
+/** The first H1 outside code (a `# comment` in a shell sample is not a title). */
 function firstHeading(body: string): string | undefined {
-  return /^#[ \t]+(.+?)[ \t#]*$/m.exec(body)?.[1]?.trim();
+  return markdownLines(body).find((line) => line.heading?.level === 1)?.heading?.text;
 }
 
 function titleFromPath(relativePath: string): string {

@@ -20,7 +20,11 @@ export function enabledTools(enabled: string | undefined): AnyToolDefinition[] {
     .split(",")
     .map((name) => name.trim())
     .filter(Boolean);
-  return names.length === 0 ? [...ALL_TOOLS] : ALL_TOOLS.filter((tool) => names.includes(tool.name));
+  if (names.length === 0) return [...ALL_TOOLS];
+  const unknown = names.filter((name) => !ALL_TOOLS.some((tool) => tool.name === name));
+  // A misspelt name would otherwise disable a tool without a word.
+  if (unknown.length > 0) console.warn(`ENABLED_TOOLS names unknown tools: ${unknown.join(", ")}; known: ${ALL_TOOLS.map((tool) => tool.name).join(", ")}`);
+  return ALL_TOOLS.filter((tool) => names.includes(tool.name));
 }
 
 /** The workflow the server's instructions teach every client (SPEC 2.5). */

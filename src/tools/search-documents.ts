@@ -51,7 +51,7 @@ export function formatSearchResult(query: string, result: SearchResult): string 
   const hits = result.results.map((hit, index) =>
     [
       `## ${index + 1}. ${hit.document.title}`,
-      `- uri: ${hit.document.uri}#${hit.id}`,
+      `- uri: ${sectionLink(hit.document.uri, hit.id)}`,
       `- parent: ${hit.parent}`,
       `- updated: ${hit.document.updateTime}`,
       "",
@@ -60,4 +60,14 @@ export function formatSearchResult(query: string, result: SearchResult): string 
   );
   const more = result.nextPageToken ? `\n\nMore results: call again with pageToken "${result.nextPageToken}".` : "";
   return `${hits.join("\n\n---\n\n")}${more}\n\nFor a whole page, call get_documents with its parent.`;
+}
+
+/**
+ * A link to the chunk's section on the real page: its heading's anchor. The
+ * `-part-N` pieces of a long section and the lead ("intro") have no anchor
+ * of their own, so they link to the section or the page.
+ */
+function sectionLink(uri: string, chunkId: string): string {
+  const anchor = chunkId.replace(/-part-\d+$/, "");
+  return anchor === "intro" ? uri : `${uri}#${anchor}`;
 }

@@ -161,3 +161,11 @@ describe("folders whose file names are not plain words", () => {
     expect(skipped).toEqual([{ path: "empty.md", reason: "no content after the front matter" }]);
   });
 });
+
+describe("titles", () => {
+  // Regression: a "# comment" inside a shell sample became the page title.
+  it("takes the first H1 outside code as the title", async () => {
+    const doc = await prepareDocument("run.md", "```sh\n# install first\nnpm i\n```\n\n# Running it\n\ntext", dart);
+    expect(doc?.title).toBe("Running it");
+  });
+});

@@ -48,6 +48,14 @@ describe("ingesting a folder, then npm start", () => {
     expect(run.output).toContain("nothing was ingested");
   });
 
+  // npm start prunes the default corpus's base URI to match corpus/docs; a user's pages there would vanish.
+  it("refuses the default corpus's base URI, which npm start owns", () => {
+    const dir = folder({ "mine.md": "---\ntitle: Mine\n---\ntext" });
+    const run = ingest(["docs", dir, "--base-uri", "https://almanac.dev/docs/mine", "--persist-to", stateDir]);
+    expect(run.status).toBe(1);
+    expect(run.output).toContain("is reserved for Almanac's own documentation");
+  });
+
   it("refuses a missing --base-uri with a usage message", () => {
     const run = ingest(["docs", "corpus/docs", "--persist-to", stateDir]);
     expect(run.status).toBe(1);
