@@ -22,7 +22,7 @@ const MAX_SENTENCES = 5;
 /** Stop adding sentences past this length (characters). */
 const MAX_ANSWER_CHARS = 900;
 /** A sentence from elsewhere must score at least this share of the best one to be added. */
-const RELATIVE_SCORE_FLOOR = 0.55;
+const RELATIVE_SCORE_FLOOR = 0.65;
 /** The sentences right after the best one continue its explanation when this related. */
 const CONTINUATION_SCORE_FLOOR = 0.2;
 /** How many sentences may follow the best one from its own paragraph. */

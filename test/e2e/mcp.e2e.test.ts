@@ -144,14 +144,14 @@ describe("get_documents", () => {
 
 describe("answer_query", () => {
   it("answers with sentences from the documentation and cites them", async () => {
-    const result = await call("answer_query", { query: "How do I change the port npm start listens on?" });
+    const result = await call("answer_query", { query: "Which tools consume the answer_query quota?" });
     expect(result.isError).toBeFalsy();
     const answer = result.structuredContent as {
       answerText: string;
       references: string[];
       citations: { startIndex: number; endIndex: number; sources: { referenceIndex: number }[] }[];
     };
-    expect(answer.answerText).toContain("PORT");
+    expect(answer.answerText).toContain("Only `answer_query` consumes quota");
     expect(answer.references.length).toBeGreaterThan(0);
     const bytes = new TextEncoder().encode(answer.answerText);
     for (const citation of answer.citations) {
