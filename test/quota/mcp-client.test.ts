@@ -1,24 +1,10 @@
 // What an MCP client sees of the quota: the SDK's own Client, inside workerd.
 import { env } from "cloudflare:test";
-import { exports } from "cloudflare:workers";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StreamableHTTPClientTransport, StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/cfworker";
+import { StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { describe, expect, it } from "vitest";
 import { createApiKey } from "../../src/auth/key-store.ts";
 import { awayFromMinuteEnd } from "./clock.ts";
-import { MCP_URL } from "./mcp-http.ts";
-
-async function connect(headers: Record<string, string>): Promise<Client> {
-  // The default validator compiles schemas with `new Function`, which workerd forbids.
-  const client = new Client({ name: "quota-client-test", version: "1.0.0" }, { jsonSchemaValidator: new CfWorkerJsonSchemaValidator() });
-  const transport = new StreamableHTTPClientTransport(new URL(MCP_URL), {
-    requestInit: { headers },
-    fetch: (url, init) => exports.default.fetch(new Request(url, init)),
-  });
-  await client.connect(transport);
-  return client;
-}
+import { connectClient as connect } from "../mcp/connect.ts";
 
 describe("the MCP SDK client and the answer_query quota", () => {
   it("surfaces a 429 with its message, and the session keeps working", async () => {
