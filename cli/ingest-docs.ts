@@ -4,11 +4,9 @@ import { join } from "node:path";
 import { prepareSite, type PreparedSite, type Site } from "../src/documents/ingest.ts";
 import { syncDocuments, type SyncReport } from "../src/documents/store.ts";
 import { listFiles } from "./files.ts";
+import { DEFAULT_CORPUS } from "../src/documents/default-corpus.ts";
 
 const PAGE_EXTENSIONS = /\.(md|mdx|markdown)$/i;
-
-/** Where the default corpus (Almanac's own documentation) is published; `npm start` owns this base URI. */
-export const DEFAULT_CORPUS = { dir: "corpus/docs", baseUri: "https://almanac.dev/docs" } as const;
 
 /**
  * Refuses a user's base URI inside the default corpus's: `npm start` prunes

@@ -31,6 +31,8 @@ const MAX_CONTINUATION = 2;
 interface Sentence {
   text: string;
   words: Set<string>;
+  /** Words of the chunk's heading path (its first line), which set the sentence's topic. */
+  headingWords: Set<string>;
   hit: ChunkHit;
   hitRank: number;
   paragraph: number;
@@ -78,7 +80,10 @@ const MAX_INTRODUCED_CODE_CHARS = 320;
  * in ":" ("The port comes from PORT:") completes that sentence, so it is kept.
  */
 function sentencesOf(hit: ChunkHit, hitRank: number): Sentence[] {
-  const body = hit.content.split("\n").slice(2).join("\n"); // drop the heading-path line
+  // A chunk starts with its heading path, then a blank line (chunkDocument).
+  const [headingPath = "", , ...bodyLines] = hit.content.split("\n");
+  const headingWords = wordsOf(headingPath);
+  const body = bodyLines.join("\n");
   const blocks: { code: boolean; lines: string[] }[] = [];
   const item = /^\s*([-*+]|\d+[.)])\s+/;
   for (const line of markdownLines(body)) {
@@ -111,7 +116,7 @@ function sentencesOf(hit: ChunkHit, hitRank: number): Sentence[] {
       for (const text of plainText(markdown).split(/(?<=[.!?])\s+(?=[A-Z`"'(\[*_])/)) {
         const trimmed = text.trim();
         if (trimmed.length < 25 || !/[\p{L}]/u.test(trimmed)) continue;
-        sentences.push({ text: trimmed, words: wordsOf(trimmed), hit, hitRank, paragraph, order: sentences.length, score: 0 });
+        sentences.push({ text: trimmed, words: wordsOf(trimmed), headingWords, hit, hitRank, paragraph, order: sentences.length, score: 0 });
       }
     }
   }
@@ -137,7 +142,7 @@ function scoreSentences(sentences: Sentence[], terms: string[]): void {
     }),
   );
   for (const sentence of sentences) {
-    const headingWords = wordsOf(sentence.hit.content.split("\n")[0] ?? "");
+    const { headingWords } = sentence;
     let score = 0;
     let covered = 0;
     for (const term of terms) {
@@ -172,7 +177,7 @@ function chooseSentences(sentences: Sentence[], terms: string[]): Sentence[] {
   const best = candidates[0];
   if (!best) return [];
   // The best sentence must speak to a real part of the question, or nothing does.
-  const bestCoverage = terms.filter((term) => best.words.has(term) || wordsOf(best.hit.content.split("\n")[0] ?? "").has(term)).length;
+  const bestCoverage = terms.filter((term) => best.words.has(term) || best.headingWords.has(term)).length;
   if (bestCoverage < Math.max(1, Math.ceil(terms.length * 0.4))) return [];
   const chosen: Sentence[] = [best];
   const continuation = sentences.filter(

@@ -36,18 +36,19 @@ const STRING_EXAMPLES: Record<string, string> = {
 };
 const TIMESTAMP_EXAMPLE = '"2026-01-01T00:00:00Z"';
 
-/** Parses an AIP-160 filter (SPEC 2.4 subset) and compiles it; empty/whitespace-only → null. Throws AlmanacError("INVALID_ARGUMENT", …) on anything unsupported. */
-export function compileFilter(filter: string | undefined, tableAlias = "d"): CompiledFilter | null {
-  if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(tableAlias)) {
-    throw new AlmanacError("INTERNAL", "the server failed to build a filter query", { tableAlias });
-  }
+/**
+ * Parses an AIP-160 filter (SPEC 2.4 subset) and compiles it over the
+ * `documents` table aliased `d`; empty/whitespace-only → null. Throws
+ * AlmanacError("INVALID_ARGUMENT", …) on anything unsupported.
+ */
+export function compileFilter(filter: string | undefined): CompiledFilter | null {
   if (filter === undefined) return null;
   if (filter.length > MAX_FILTER_LENGTH) {
     throw new AlmanacError("INVALID_ARGUMENT", `filter must be at most ${MAX_FILTER_LENGTH} characters (got ${filter.length})`);
   }
   const tokens = tokenize(filter);
   if (tokens.length === 0) return null;
-  const parser = new Parser(tokens, filter.length + 1, tableAlias);
+  const parser = new Parser(tokens, filter.length + 1);
   const sql = parser.parseFilter();
   return { sql, params: parser.params };
 }
@@ -145,11 +146,9 @@ class Parser {
   private previous: Token | undefined;
   private readonly end: Token;
   private readonly tokens: Token[];
-  private readonly alias: string;
 
-  constructor(tokens: Token[], endPos: number, alias: string) {
+  constructor(tokens: Token[], endPos: number) {
     this.tokens = tokens;
-    this.alias = alias;
     this.end = { kind: "end", text: "", value: "", pos: endPos };
   }
 
@@ -257,7 +256,7 @@ class Parser {
       throw invalid(`too many restrictions (at most ${MAX_RESTRICTIONS}) at position ${field.pos}`);
     }
     this.params.push(parseValue(type, field.text, value));
-    return `(${this.alias}.${field.text} ${op.text} ?)`;
+    return `(d.${field.text} ${op.text} ?)`;
   }
 
   private checkDepth(depth: number, at: Token): void {

@@ -8,14 +8,9 @@ export const MAX_NAMES_PER_GET = 20;
 /**
  * The pages named, in the order asked (a repeated name is returned again).
  * All or nothing: any unknown name fails the whole call, naming every missing one.
+ * How many names may be asked for is the tool schema's rule (1–MAX_NAMES_PER_GET).
  */
 export async function getDocuments(db: D1Database, names: readonly string[]): Promise<StoredDocument[]> {
-  if (names.length === 0) {
-    throw new AlmanacError("INVALID_ARGUMENT", "names must list at least one document name, e.g. a parent from search_documents");
-  }
-  if (names.length > MAX_NAMES_PER_GET) {
-    throw new AlmanacError("INVALID_ARGUMENT", `names lists ${names.length} documents; at most ${MAX_NAMES_PER_GET} are allowed per call, so split the request`);
-  }
   names.forEach((name, index) => {
     const problem = documentNameProblem(name);
     if (problem) throw new AlmanacError("INVALID_ARGUMENT", `names[${index}] "${name.slice(0, 80)}" ${problem}`);

@@ -49,7 +49,7 @@ export function queryWords(text: string): string[] {
  * and OR-ed, leaving BM25 to rank chunks that match more and rarer terms
  * first. Null when the text has no searchable term.
  *
- * @example ftsQueryFor('"foo* AND (bar') // '"foo" OR "and" OR "bar"'
+ * @example ftsQueryFor('"foo* AND (bar NEAR x:y') // '"foo" OR "bar" OR "near" OR "x" OR "y"'
  */
 export function ftsQueryFor(text: string): string | null {
   const terms = queryTerms(text);

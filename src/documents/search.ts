@@ -28,17 +28,15 @@ const MAX_OFFSET = 200;
 export async function searchDocuments(db: D1Database, request: SearchRequest): Promise<SearchResult> {
   const pageSize = request.pageSize ?? DEFAULT_PAGE_SIZE;
   const filter = compileFilter(request.filter);
-  const key = await pageTokenKey(request.query, request.filter);
-  const offset = request.pageToken ? decodePageToken(request.pageToken, key) : 0;
+  const offset = request.pageToken ? decodePageToken(request.pageToken, await pageTokenKey(request.query, request.filter)) : 0;
   const ftsQuery = ftsQueryFor(request.query);
   if (!ftsQuery) return { results: [] };
   // One extra row tells whether another page exists without a count query.
   const hits = await searchChunks(db, ftsQuery, { limit: pageSize + 1, offset, filter });
   const results = hits.slice(0, pageSize);
   const nextOffset = offset + pageSize;
-  return hits.length > pageSize && nextOffset < MAX_OFFSET
-    ? { results, nextPageToken: encodePageToken(nextOffset, key) }
-    : { results };
+  if (hits.length <= pageSize || nextOffset >= MAX_OFFSET) return { results };
+  return { results, nextPageToken: encodePageToken(nextOffset, await pageTokenKey(request.query, request.filter)) };
 }
 
 /**

@@ -67,8 +67,6 @@ describe("get_documents", () => {
   });
 
   it.each([
-    [[], /at least one/],
-    [Array.from({ length: 21 }, () => corpusName("index")), /21 documents; at most 20/],
     [["dart.dev/language"], /names\[0\].*documents\/\{host\}\/\{path\}/],
     [[`documents/${"x".repeat(500)}`], /at most 500/],
   ])("refuses %# with INVALID_ARGUMENT", async (names, message) => {

@@ -50,6 +50,13 @@ describe("tools/call", () => {
     );
   });
 
+  it("refuses 21 names and an empty list with the limit in the message", async () => {
+    const tooMany = await callTool(client, "get_documents", { names: Array.from({ length: 21 }, () => corpusName("filters")) });
+    expect(resultText(tooMany)).toMatchInlineSnapshot(`"INVALID_ARGUMENT: names may list at most 20 documents per call; split the request"`);
+    const none = await callTool(client, "get_documents", { names: [] });
+    expect(resultText(none)).toMatchInlineSnapshot(`"INVALID_ARGUMENT: names must list at least one document name, e.g. a parent from search_documents"`);
+  });
+
   it("names the field and the limit when an argument is out of range", async () => {
     const result = await callTool(client, "search_documents", { query: "quota", pageSize: 0 });
     expect(resultText(result)).toMatchInlineSnapshot(`"INVALID_ARGUMENT: pageSize must be at least 1"`);
