@@ -24,22 +24,36 @@ export const HTTP_STATUS: Record<AlmanacStatus, 400 | 401 | 403 | 404 | 429 | 50
   UNAVAILABLE: 503,
 };
 
+/** What an error adds to the HTTP response that refuses a request. */
+export interface AlmanacErrorOptions {
+  /** Response headers, e.g. Retry-After on RESOURCE_EXHAUSTED. */
+  headers?: Record<string, string>;
+  /** Extra fields for a JSON-RPC error's `data`, for programs. */
+  data?: Record<string, unknown>;
+}
+
 /**
  * The one error type domain code throws. `message` is public: it is what the
  * model or the REST client reads, so it says what was wrong and what to do.
- * `detail` is internal and only ever logged.
+ * `detail` is internal and only ever logged. `options` carry what an HTTP
+ * refusal adds (src/http/refusal.ts); tool results ignore them.
  *
  * @example throw new AlmanacError("NOT_FOUND", 'no document named "documents/x"; use search_documents to find names')
+ * @example throw new AlmanacError("RESOURCE_EXHAUSTED", "…", undefined, { headers: { "Retry-After": "42" }, data: { retryAfterSeconds: 42 } })
  */
 export class AlmanacError extends Error {
   readonly status: AlmanacStatus;
   readonly detail?: unknown;
+  readonly headers?: Record<string, string>;
+  readonly data?: Record<string, unknown>;
 
-  constructor(status: AlmanacStatus, message: string, detail?: unknown) {
+  constructor(status: AlmanacStatus, message: string, detail?: unknown, options: AlmanacErrorOptions = {}) {
     super(message);
     this.name = "AlmanacError";
     this.status = status;
     this.detail = detail;
+    this.headers = options.headers;
+    this.data = options.data;
   }
 
   /** The text a model sees: the status first, then the message. */

@@ -20,7 +20,7 @@ app.get("/", async (c) =>
   c.html(landingPage(new URL(c.req.url).origin, await countDocuments(c.env.DB), enabledTools(c.env.ENABLED_TOOLS))),
 );
 app.use("/mcp", originGuard(), readJsonRpcMessage());
-app.use("/mcp", authenticateCaller({ format: "json-rpc" }), mcpAnswerQuota());
+app.use("/mcp", authenticateCaller(), mcpAnswerQuota());
 app.all("/mcp", (c) => serveMcp(c.req.raw, c.env, c.executionCtx));
 
 export default app;

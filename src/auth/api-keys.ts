@@ -1,6 +1,6 @@
 // API keys as a domain: how keys and their ids look, how a key is hashed, and
 // what a stored key carries. Shared by the Worker and `npm run keys`.
-import { sha256Hex } from "../hash.ts";
+import { sha256Hex, toHex } from "../hash.ts";
 
 /**
  * The tiers a key can be on. `standard` keys get the QUOTA_ANSWER_* limits;
@@ -57,17 +57,13 @@ export function isKeyTier(value: string): value is KeyTier {
  */
 export function generateApiKey(): { key: string; id: string } {
   const key = KEY_PREFIX + base64Url(crypto.getRandomValues(new Uint8Array(KEY_BYTES)));
-  const id = `key_${hex(crypto.getRandomValues(new Uint8Array(ID_BYTES)))}`;
+  const id = `key_${toHex(crypto.getRandomValues(new Uint8Array(ID_BYTES)))}`;
   return { key, id };
 }
 
 /** Lower-case hex SHA-256 of a key: the only form in which a key is stored or looked up. */
 export async function hashApiKey(key: string): Promise<string> {
   return sha256Hex(key);
-}
-
-function hex(bytes: Uint8Array): string {
-  return Array.from(bytes, (byte) => byte.toString(16).padStart(2, "0")).join("");
 }
 
 function base64Url(bytes: Uint8Array): string {

@@ -2,23 +2,20 @@ import { type AlmanacError, HTTP_STATUS } from "../errors.ts";
 
 /**
  * How a refused HTTP request is answered: `json-rpc` on /mcp (MCP clients
- * read a JSON-RPC error), `google` on the REST facade and every other route
- * (Google's error model).
+ * read a JSON-RPC error), `google` on every other route (Google's error
+ * model; also the format the planned REST facade is to answer in).
  */
 export type RefusalFormat = "json-rpc" | "google";
 
 /** A JSON-RPC request id; null when the refused request's ids are unknown. */
 export type JsonRpcId = string | number | null;
 
-/** What a refusal may add to the error's own status and message. */
+/** What a refusal may add to the error's own status, message, headers and data. */
 export interface RefusalOptions {
-  headers?: Record<string, string>;
   /** The ids of the refused requests; without them the one error has id null. */
   ids?: JsonRpcId[];
   /** Whether the refused message was a batch, which JSON-RPC answers with an array. */
   batch?: boolean;
-  /** Extra fields for a JSON-RPC error's `data`, for programs. */
-  data?: Record<string, unknown>;
   /**
    * The HTTP status, where HTTP has a more precise one than google.rpc.Code
    * (413 for a body over the size limit, which Google calls INVALID_ARGUMENT).
@@ -27,19 +24,23 @@ export interface RefusalOptions {
 }
 
 /**
- * The one place an AlmanacError becomes an HTTP response.
+ * The one place an AlmanacError becomes an HTTP response, with the error's
+ * own `headers` and, for UNAUTHENTICATED, the WWW-Authenticate challenge.
  * - `google`: `{ error: { code, message, status } }`.
  * - `json-rpc`: one error per refused request, with the request's id (an
  *   array for a batch, as JSON-RPC answers batches), or one with id null.
- *   The message starts with the status, like a tool error's text.
+ *   The message starts with the status, like a tool error's text, and
+ *   `data` holds the status and the error's own `data`.
  *
- * @example return refusal("json-rpc", new AlmanacError("UNAUTHENTICATED", "…"), { headers: { "WWW-Authenticate": "Bearer" } })
+ * @example return refusal("json-rpc", new AlmanacError("PERMISSION_DENIED", "…"))
  */
 export function refusal(format: RefusalFormat, error: AlmanacError, options: RefusalOptions = {}): Response {
   const status = options.httpStatus ?? HTTP_STATUS[error.status];
   const body =
     format === "google" ? { error: { code: status, message: error.message, status: error.status } } : jsonRpcErrors(error, options);
-  return Response.json(body, { status, headers: options.headers });
+  // RFC 9110 §15.5.2: a 401 names the scheme the server accepts.
+  const challenge: Record<string, string> = error.status === "UNAUTHENTICATED" ? { "WWW-Authenticate": 'Bearer realm="almanac"' } : {};
+  return Response.json(body, { status, headers: { ...challenge, ...error.headers } });
 }
 
 /**
@@ -54,7 +55,7 @@ function jsonRpcErrors(error: AlmanacError, options: RefusalOptions) {
   const errors = ids.map((id) => ({
     jsonrpc: "2.0" as const,
     id,
-    error: { code: SERVER_ERROR, message: error.toText(), data: { status: error.status, ...options.data } },
+    error: { code: SERVER_ERROR, message: error.toText(), data: { status: error.status, ...error.data } },
   }));
   return options.batch ? errors : errors[0];
 }

@@ -1,7 +1,7 @@
 import type { MiddlewareHandler } from "hono";
 import { AlmanacError } from "../errors.ts";
 import { refusal } from "../http/refusal.ts";
-import { type InspectedBody, inspectJsonRpcBody } from "../quota/json-rpc.ts";
+import { type InspectedBody, inspectJsonRpcBody } from "./json-rpc.ts";
 
 declare module "hono" {
   interface ContextVariableMap {
@@ -28,7 +28,7 @@ export const MAX_MESSAGE_BYTES = 4 * 1024 * 1024;
  * answer_query calls. The body is read from a clone: the transport reads the
  * original.
  *
- * @example app.use("/mcp", originGuard(), readJsonRpcMessage(), authenticateCaller({ format: "json-rpc" }), mcpAnswerQuota());
+ * @example app.use("/mcp", originGuard(), readJsonRpcMessage(), authenticateCaller(), mcpAnswerQuota());
  */
 export function readJsonRpcMessage(): MiddlewareHandler<{ Bindings: Env }> {
   return async (c, next) => {
@@ -48,8 +48,10 @@ function messageTooLarge(): Response {
   const error = new AlmanacError(
     "INVALID_ARGUMENT",
     `the JSON-RPC message is larger than ${MAX_MESSAGE_BYTES} bytes (4 MiB), the most this MCP server accepts; send a smaller message, or split a batch into several requests`,
+    undefined,
+    { data: { maxBytes: MAX_MESSAGE_BYTES } },
   );
-  return refusal("json-rpc", error, { httpStatus: 413, data: { maxBytes: MAX_MESSAGE_BYTES } });
+  return refusal("json-rpc", error, { httpStatus: 413 });
 }
 
 /** The body as text, or null as soon as it proves longer than `limit` bytes (the rest is never read). */

@@ -1,12 +1,11 @@
 import type { MiddlewareHandler } from "hono";
+import { commaList } from "../config.ts";
 import { AlmanacError } from "../errors.ts";
 import { refusal } from "../http/refusal.ts";
 
-function commaList(value: string | undefined): string[] {
-  return (value ?? "")
-    .split(",")
-    .map((item) => item.trim().toLowerCase())
-    .filter(Boolean);
+/** Host names and origins compare case-insensitively (RFC 3986 §3.2.2, §6.2.2.1). */
+function lowerCaseList(value: string | undefined): string[] {
+  return commaList(value).map((item) => item.toLowerCase());
 }
 
 /**
@@ -21,14 +20,14 @@ function commaList(value: string | undefined): string[] {
  */
 export function originGuard(): MiddlewareHandler<{ Bindings: Env }> {
   return async (c, next) => {
-    const allowedHosts = commaList(c.env.ALLOWED_HOSTS);
+    const allowedHosts = lowerCaseList(c.env.ALLOWED_HOSTS);
     const host = (c.req.header("host") ?? new URL(c.req.url).host).toLowerCase();
     if (allowedHosts.length > 0 && !allowedHosts.includes(host) && !allowedHosts.includes(hostname(host))) {
       return forbidden(`Host "${host}" is not served here; allowed hosts: ${allowedHosts.join(", ")}`);
     }
     const origin = c.req.header("origin");
     if (origin !== undefined) {
-      const allowedOrigins = commaList(c.env.ALLOWED_ORIGINS);
+      const allowedOrigins = lowerCaseList(c.env.ALLOWED_ORIGINS);
       const ownOrigin = `${new URL(c.req.url).protocol}//${host}`;
       const normalized = origin.toLowerCase();
       if (normalized !== ownOrigin && !allowedOrigins.includes("*") && !allowedOrigins.includes(normalized)) {

@@ -1,6 +1,7 @@
 // The answer_query quota gate, transport-free: charge a caller, describe the
-// outcome in RateLimit-* headers, and explain a refusal. The /mcp and REST
-// middleware (answer-quota.ts) are thin layers over these.
+// outcome in RateLimit-* headers, and explain a refusal. The /mcp middleware
+// (answer-quota.ts) is a thin layer over these, as the REST one is to be once
+// the REST facade exists.
 import { type Caller, callerIdentity } from "../auth/caller.ts";
 import { AlmanacError } from "../errors.ts";
 import { type QuotaConfig, answerLimits } from "./limits.ts";
@@ -51,7 +52,8 @@ export function rateLimitHeaders(decision: QuotaDecision): Record<string, string
 /**
  * The RESOURCE_EXHAUSTED error for a refused decision. Its message is read by
  * models and people: it names the limit that was hit, when it resets, and
- * what to do instead.
+ * what to do instead. It carries the RateLimit-* and Retry-After headers, and
+ * the window for a JSON-RPC error's `data`.
  */
 export function quotaExceededError(decision: QuotaDecision, caller: Caller): AlmanacError {
   const { reported, calls } = decision;
@@ -69,7 +71,11 @@ export function quotaExceededError(decision: QuotaDecision, caller: Caller): Alm
     const left = reported.remaining === 0 ? "none left" : `${reported.remaining} left and this request needs ${calls}`;
     problem = `answer_query quota exhausted: ${who} may make ${plural(reported.limit, "call")} ${per} and has ${left}; ${describeReset(reported, decision.now)}.`;
   }
-  return new AlmanacError("RESOURCE_EXHAUSTED", `${problem} ${instead}`);
+  const { window, limit, remaining } = reported;
+  return new AlmanacError("RESOURCE_EXHAUSTED", `${problem} ${instead}`, undefined, {
+    headers: rateLimitHeaders(decision),
+    data: { window, limit, remaining, retryAfterSeconds: decision.retryAfterSeconds },
+  });
 }
 
 /** 1 → "1 call", 5 → "5 calls". */

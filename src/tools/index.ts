@@ -1,3 +1,4 @@
+import { commaList } from "../config.ts";
 import type { AnyToolDefinition } from "./define.ts";
 import { answerQueryTool } from "./answer-query.ts";
 import { getDocumentsTool } from "./get-documents.ts";
@@ -14,13 +15,28 @@ export const ALL_TOOLS: readonly AnyToolDefinition[] = [
   queryLibraryGetTool,
 ];
 
-/** The tools ENABLED_TOOLS allows (a comma list; empty allows all). */
-export function enabledTools(enabled: string | undefined): AnyToolDefinition[] {
-  const names = (enabled ?? "")
-    .split(",")
-    .map((name) => name.trim())
-    .filter(Boolean);
-  if (names.length === 0) return [...ALL_TOOLS];
+/** ENABLED_TOOLS values already resolved: the env is the same for every request an isolate serves. */
+const resolvedTools = new Map<string, readonly AnyToolDefinition[]>();
+
+/**
+ * The tools ENABLED_TOOLS allows (a comma list; empty allows all), resolved
+ * once per value, so an unknown name is warned about once per isolate.
+ *
+ * @example enabledTools("search_documents, get_documents").map((tool) => tool.name) // ["search_documents", "get_documents"]
+ */
+export function enabledTools(enabled: string | undefined): readonly AnyToolDefinition[] {
+  const key = enabled ?? "";
+  let tools = resolvedTools.get(key);
+  if (!tools) {
+    tools = resolveTools(key);
+    resolvedTools.set(key, tools);
+  }
+  return tools;
+}
+
+function resolveTools(enabled: string): readonly AnyToolDefinition[] {
+  const names = commaList(enabled);
+  if (names.length === 0) return ALL_TOOLS;
   const unknown = names.filter((name) => !ALL_TOOLS.some((tool) => tool.name === name));
   // A misspelt name would otherwise disable a tool without a word.
   if (unknown.length > 0) console.warn(`ENABLED_TOOLS names unknown tools: ${unknown.join(", ")}; known: ${ALL_TOOLS.map((tool) => tool.name).join(", ")}`);

@@ -183,7 +183,7 @@ describe("answer_query quota on /mcp", () => {
     // A stand-in for the session that fails as X-Session says: the gate in front of it is the real one.
     const gated = new Hono<{ Bindings: Env }>();
     gated.onError(errorHandler);
-    gated.use("/mcp", readJsonRpcMessage(), authenticateCaller({ format: "json-rpc" }), mcpAnswerQuota());
+    gated.use("/mcp", readJsonRpcMessage(), authenticateCaller(), mcpAnswerQuota());
     gated.post("/mcp", (c) => {
       if (c.req.header("X-Session") === "throws") throw new Error("session storage unavailable");
       if (c.req.header("X-Session") === "unavailable") return c.text("upstream unavailable", 503);

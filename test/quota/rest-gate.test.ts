@@ -1,16 +1,18 @@
-// The same gate for the REST facade (POST /v1:answerQuery): Google error bodies.
+// The same gate for the planned REST facade (not built yet): Google error bodies.
 import { env } from "cloudflare:test";
 import { Hono } from "hono";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { authenticateCaller } from "../../src/auth/authenticate.ts";
 import { createApiKey } from "../../src/auth/key-store.ts";
+import { errorHandler } from "../../src/http/error-handler.ts";
 import { restAnswerQuota } from "../../src/quota/answer-quota.ts";
 import { awayFromMinuteEnd } from "./clock.ts";
 
 // A stand-in for the facade's route: what matters here is the middleware in front of it.
 const app = new Hono<{ Bindings: Env }>();
-app.post("/answer", authenticateCaller({ format: "google" }), restAnswerQuota(), (c) => c.json({ answerText: "…" }));
-app.post("/invalid", authenticateCaller({ format: "google" }), restAnswerQuota(), (c) =>
+app.onError(errorHandler);
+app.post("/answer", authenticateCaller(), restAnswerQuota(), (c) => c.json({ answerText: "…" }));
+app.post("/invalid", authenticateCaller(), restAnswerQuota(), (c) =>
   c.json({ error: { code: 400, message: "query is required", status: "INVALID_ARGUMENT" } }, 400),
 );
 
@@ -39,11 +41,28 @@ describe("restAnswerQuota", () => {
     expect((await answer({ "X-Goog-Api-Key": key })).status).toBe(200);
   });
 
+  it("fails closed: when the quota check throws, the request is refused with 500 INTERNAL instead of answered", async () => {
+    const logged = vi.spyOn(console, "error").mockImplementation(() => {});
+    const misconfigured = { ...env, QUOTA_PUBLIC_ANSWER_PER_MINUTE: "ten" };
+    const response = await app.request("/answer", { method: "POST", headers: { "CF-Connecting-IP": "198.51.100.9" }, body: "{}" }, misconfigured);
+    expect(response.status).toBe(500);
+    expect(await response.json()).toEqual({
+      error: { code: 500, status: "INTERNAL", message: 'QUOTA_PUBLIC_ANSWER_PER_MINUTE is "ten"; it must be a whole number ≥ 0' },
+    });
+    expect(logged).toHaveBeenCalledWith("POST /answer failed:", expect.stringContaining("QUOTA_PUBLIC_ANSWER_PER_MINUTE"));
+    logged.mockRestore();
+  });
+
   it("answers an unknown key with 401 UNAUTHENTICATED in Google's error body", async () => {
     const response = await answer({ Authorization: "Bearer alm_nope" });
     expect(response.status).toBe(401);
     expect(await response.json()).toEqual({
       error: { code: 401, status: "UNAUTHENTICATED", message: expect.stringContaining("is not valid on this server (unknown key)") },
     });
+  });
+
+  it("names the Bearer scheme in WWW-Authenticate on a 401 in Google's format too", async () => {
+    const response = await answer({ Authorization: "Bearer alm_nope" });
+    expect(response.headers.get("WWW-Authenticate")).toBe('Bearer realm="almanac"');
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { inspectJsonRpcBody } from "../../src/quota/json-rpc.ts";
+import { inspectJsonRpcBody } from "../../src/mcp/json-rpc.ts";
 
 const call = (id: unknown, name: string) => ({ jsonrpc: "2.0", id, method: "tools/call", params: { name, arguments: { query: "q" } } });
 

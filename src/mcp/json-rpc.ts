@@ -1,9 +1,7 @@
 import type { JsonRpcId } from "../http/refusal.ts";
+import { answerQueryTool } from "../tools/answer-query.ts";
 
-/** The one tool that consumes quota. */
-export const ANSWER_QUERY_TOOL = "answer_query";
-
-/** What the quota gate needs to know about a POST body on /mcp. */
+/** What the quota gate and refusals need to know about a POST body on /mcp. */
 export interface InspectedBody {
   /** How many `tools/call` requests in it call answer_query. */
   answerQueryCalls: number;
@@ -37,7 +35,7 @@ export function inspectJsonRpcBody(body: string): InspectedBody {
     const id = message.id;
     if (typeof id !== "string" && typeof id !== "number") continue;
     requestIds.push(id);
-    if (message.method === "tools/call" && isObject(message.params) && message.params.name === ANSWER_QUERY_TOOL) answerQueryCalls += 1;
+    if (message.method === "tools/call" && isObject(message.params) && message.params.name === answerQueryTool.name) answerQueryCalls += 1;
   }
   return { answerQueryCalls, requestIds, batch };
 }
