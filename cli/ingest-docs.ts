@@ -1,12 +1,10 @@
 // Loads a folder of Markdown pages into D1 with the Worker's own parsing and storage code.
-import { readFile } from "node:fs/promises";
-import { join } from "node:path";
 import { prepareSite, type PreparedSite, type Site } from "../src/documents/ingest.ts";
 import { syncDocuments, type SyncReport } from "../src/documents/store.ts";
-import { listFiles } from "./files.ts";
+import { PAGE_EXTENSION } from "../src/documents/names.ts";
+import { listFiles, readFiles } from "./files.ts";
+import { describeSync } from "./report.ts";
 import { DEFAULT_CORPUS } from "../src/documents/default-corpus.ts";
-
-const PAGE_EXTENSIONS = /\.(md|mdx|markdown)$/i;
 
 /**
  * Refuses a user's base URI inside the default corpus's: `npm start` prunes
@@ -28,21 +26,15 @@ export interface DocsIngestResult extends SyncReport {
  * malformed, the errors are thrown together and nothing is written.
  */
 export async function ingestDocsFolder(db: D1Database, dir: string, site: Site, options: { prune: boolean }): Promise<DocsIngestResult> {
-  const paths = await listFiles(dir, PAGE_EXTENSIONS);
+  const paths = await listFiles(dir, PAGE_EXTENSION);
   if (paths.length === 0) throw new Error(`${dir} has no .md, .mdx or .markdown files`);
-  const pages = await Promise.all(paths.map(async (path) => ({ path, text: await readFile(join(dir, path), "utf8") })));
-  const { documents, skipped } = await prepareSite(pages, site);
+  const { documents, skipped } = await prepareSite(await readFiles(dir, paths), site);
   return { ...(await syncDocuments(db, site.baseUri, documents, options)), skipped };
 }
 
 /** One line a person can read: what changed. */
 export function describeDocsIngest(baseUri: string, result: DocsIngestResult): string {
-  const parts = [
-    `${result.added.length} added`,
-    `${result.updated.length} updated`,
-    `${result.unchanged.length} unchanged`,
-    `${result.removed.length} removed`,
-  ];
+  const parts = [describeSync(result)];
   if (result.skipped.length > 0) parts.push(`${result.skipped.length} skipped (empty)`);
   return `${baseUri}: ${parts.join(", ")}`;
 }

@@ -1,10 +1,9 @@
 // Loads a folder of StackQL query-library entries with the Worker's own parser and storage code.
-import { readFile } from "node:fs/promises";
-import { join } from "node:path";
 import { describeRefusals, prepareLibrary, type RefusedFile } from "../src/library/parse-entry.ts";
 import type { LibraryEntry } from "../src/library/entry.ts";
-import { DEFAULT_LIBRARY, syncLibrary, type LibraryBindings, type LibrarySyncReport } from "../src/library/store.ts";
-import { listFiles } from "./files.ts";
+import { DEFAULT_LIBRARY, syncLibrary, syncLibraryWithIds, type LibraryBindings, type LibrarySyncReport } from "../src/library/store.ts";
+import { listFiles, readFiles } from "./files.ts";
+import { describeSync } from "./report.ts";
 
 /** What a library ingestion did, what it refused and which related ids point nowhere. */
 export interface LibraryIngestResult extends LibrarySyncReport {
@@ -18,7 +17,7 @@ export interface LibraryIngestResult extends LibrarySyncReport {
 export async function readLibraryFolder(dir: string): Promise<{ path: string; text: string }[]> {
   const paths = await listFiles(dir, /\.md$/);
   if (paths.length === 0) throw new Error(`${dir} has no .md entry files; give the folder that holds the <family>/ folders`);
-  return Promise.all(paths.map(async (path) => ({ path, text: await readFile(join(dir, path), "utf8") })));
+  return readFiles(dir, paths);
 }
 
 /** Prune only after a clean validation: a refused file keeps its previous version, and a wrong folder deletes nothing. */
@@ -33,10 +32,8 @@ function pruneAllowed(options: { prune: boolean }, refused: readonly RefusedFile
 export async function ingestLibraryFolder(bindings: LibraryBindings, dir: string, library: string, options: { prune: boolean }): Promise<LibraryIngestResult> {
   const { entries, refused } = prepareLibrary(await readLibraryFolder(dir));
   const prune = pruneAllowed(options, refused);
-  const report = await syncLibrary(bindings, library, entries, { prune });
-  const { results } = await bindings.DB.prepare("SELECT id FROM library_entries").all<{ id: string }>();
-  const known = new Set(results.map((row) => row.id));
-  return { ...report, refused, pruneSkipped: options.prune && !prune, unresolvedRelated: unresolvedRelated(entries, known) };
+  const { report, ids } = await syncLibraryWithIds(bindings, library, entries, { prune });
+  return { ...report, refused, pruneSkipped: options.prune && !prune, unresolvedRelated: unresolvedRelated(entries, ids) };
 }
 
 /** StackQL requires related ids to resolve; entries copied from other versions often do not, so this warns rather than refuses. */
@@ -46,7 +43,7 @@ function unresolvedRelated(entries: readonly { id: string; related: string[] }[]
 
 /** Lines a person can read: what changed, what was refused and why, and warnings. */
 export function describeLibraryIngest(dir: string, library: string, result: LibraryIngestResult): string[] {
-  const parts = [`${result.added.length} added`, `${result.updated.length} updated`, `${result.unchanged.length} unchanged`, `${result.removed.length} removed`];
+  const parts = [describeSync(result)];
   if (result.kept.length > 0) parts.push(`${result.kept.length} left to the library that owns them (${result.kept.join(", ")})`);
   if (result.refused.length > 0) parts.push(`${result.refused.length} refused`);
   const lines = [`library "${library}": ${parts.join(", ")}`];
@@ -72,5 +69,5 @@ export function checkLibraryName(name: string): string {
 export async function loadDefaultLibrary(bindings: LibraryBindings, entries: readonly LibraryEntry[]): Promise<string> {
   const report = await syncLibrary(bindings, DEFAULT_LIBRARY, entries, { prune: true });
   const kept = report.kept.length > 0 ? `, ${report.kept.length} left to user libraries` : "";
-  return `default query library: ${report.added.length} added, ${report.updated.length} updated, ${report.unchanged.length} unchanged, ${report.removed.length} removed${kept}`;
+  return `default query library: ${describeSync(report)}${kept}`;
 }

@@ -4,8 +4,9 @@ import { parseArgs } from "node:util";
 import { siteFor } from "../src/documents/ingest.ts";
 import { describeDocsIngest, ingestDocsFolder, refuseDefaultCorpusBase } from "./ingest-docs.ts";
 import { USER_LIBRARY, checkLibraryName, describeLibraryIngest, ingestLibraryFolder } from "./ingest-library.ts";
-import { DEFAULT_STATE_DIR, applyLocalMigrations, withLocalEnv } from "./local-env.ts";
-import { withRemoteEnv } from "./remote-env.ts";
+import { withEnv } from "./env.ts";
+import { DEFAULT_STATE_DIR } from "./local-env.ts";
+import { runCli } from "./run-cli.ts";
 
 const USAGE = `usage:
   npm run ingest -- docs <dir> --base-uri <https://host[/prefix]> [--data-source <host>] [--prune] [--persist-to <dir>]
@@ -43,9 +44,7 @@ async function main(argv: string[]): Promise<void> {
   if (!values["base-uri"]) throw new Error("--base-uri is required, e.g. --base-uri https://docs.example.com");
   const site = siteFor(values["base-uri"], values["data-source"]);
   refuseDefaultCorpusBase(site);
-  const stateDir = values["persist-to"];
-  applyLocalMigrations(stateDir);
-  const result = await withLocalEnv(stateDir, (env) => ingestDocsFolder(env.DB, dir, site, { prune: values.prune }));
+  const result = await withEnv({ remote: false, persistTo: values["persist-to"] }, (env) => ingestDocsFolder(env.DB, dir, site, { prune: values.prune }));
   console.log(describeDocsIngest(site.baseUri, result));
 }
 
@@ -56,25 +55,13 @@ async function ingestLibrary(
 ): Promise<void> {
   if (!dir || extra.length > 0) throw new Error("give exactly one folder to ingest");
   const library = checkLibraryName(values.library ?? USER_LIBRARY);
-  const options = { prune: values.prune };
-  const ingest = (env: Env) => ingestLibraryFolder(env, dir, library, options);
-  let result;
-  if (values.remote) {
-    // The very code path of a local run, against the deployed D1 database and KV namespace.
-    result = await withRemoteEnv(ingest);
-  } else {
-    applyLocalMigrations(values["persist-to"]);
-    result = await withLocalEnv(values["persist-to"], ingest);
-  }
+  // With --remote, the very code path of a local run, against the deployed D1 database and KV namespace.
+  const result = await withEnv({ remote: values.remote, persistTo: values["persist-to"] }, (env) =>
+    ingestLibraryFolder(env, dir, library, { prune: values.prune }),
+  );
   for (const line of describeLibraryIngest(dir, library, result)) console.log(line);
   // The valid entries are served; the exit status still tells scripts that some files were refused.
   if (result.refused.length > 0) process.exitCode = 1;
 }
 
-main(process.argv.slice(2)).catch((error: unknown) => {
-  const message = error instanceof Error ? error.message : String(error);
-  // The deployed database only has the tables once the migrations were applied to it.
-  const hint = message.includes("no such table") ? "\napply the migrations first: npx wrangler d1 migrations apply DB --remote" : "";
-  console.error(`ingest: ${message}${hint}\n\n${USAGE}`);
-  process.exit(1);
-});
+runCli("ingest", USAGE, main);

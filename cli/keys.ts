@@ -3,8 +3,9 @@ import { parseArgs } from "node:util";
 import { type ApiKeyRecord, KEY_TIERS, isKeyTier } from "../src/auth/api-keys.ts";
 import { createApiKey, listApiKeys, revokeApiKey } from "../src/auth/key-store.ts";
 import { parseWholeNumber, tierLimits } from "../src/quota/limits.ts";
-import { DEFAULT_STATE_DIR, applyLocalMigrations, withLocalEnv } from "./local-env.ts";
-import { withRemoteEnv } from "./remote-env.ts";
+import { withEnv } from "./env.ts";
+import { DEFAULT_STATE_DIR } from "./local-env.ts";
+import { runCli } from "./run-cli.ts";
 
 const USAGE = `usage:
   npm run keys -- create --label NAME [--tier ${KEY_TIERS.join("|")}] [--answer-per-minute N] [--answer-per-day N] [--remote]
@@ -31,16 +32,11 @@ async function main(argv: string[]): Promise<void> {
   });
   if (values.help) return console.log(USAGE);
   const [command, ...rest] = positionals;
-  const run = <T>(work: (env: Env) => Promise<T>): Promise<T> => {
-    if (values.remote) return withRemoteEnv(work);
-    applyLocalMigrations(values["persist-to"]);
-    return withLocalEnv(values["persist-to"], work);
-  };
+  const run = <T>(work: (env: Env) => Promise<T>): Promise<T> => withEnv({ remote: values.remote, persistTo: values["persist-to"] }, work);
 
   if (command === "create") {
     if (rest.length > 0) throw new Error(`create takes no positional arguments (got ${rest.join(" ")})`);
     if (values.label === undefined) throw new Error("--label is required, e.g. --label ci-bot");
-    if (values.tier !== undefined && !isKeyTier(values.tier)) throw new Error(`unknown --tier "${values.tier}" (legal: ${KEY_TIERS.join(", ")})`);
     const options = {
       label: values.label,
       tier: values.tier,
@@ -100,10 +96,4 @@ function describeKey(env: Env, record: ApiKeyRecord): string {
   ].join("  ");
 }
 
-main(process.argv.slice(2)).catch((error: unknown) => {
-  const message = error instanceof Error ? error.message : String(error);
-  // The deployed database only has the table once the migrations were applied to it.
-  const hint = message.includes("no such table: api_keys") ? "\napply the migrations first: npx wrangler d1 migrations apply DB --remote" : "";
-  console.error(`keys: ${message}${hint}\n\n${USAGE}`);
-  process.exit(1);
-});
+runCli("keys", USAGE, main);

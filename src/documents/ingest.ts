@@ -1,7 +1,7 @@
 import { sha256Hex } from "../hash.ts";
 import { chunkDocument, type Chunk } from "./chunk.ts";
 import { markdownLines, parseMarkdownPage } from "./markdown.ts";
-import { documentNameForUri, normalizeBaseUri, pageUri } from "./names.ts";
+import { PAGE_EXTENSION, documentNameForUri, normalizeBaseUri, pageUri } from "./names.ts";
 
 /** Where a folder of pages is published: its base URI and the data source it reports. */
 export interface Site {
@@ -94,7 +94,7 @@ function firstHeading(body: string): string | undefined {
 }
 
 function titleFromPath(relativePath: string): string {
-  const segments = relativePath.replace(/\.(md|mdx|markdown)$/i, "").split(/[\\/]/);
+  const segments = relativePath.replace(PAGE_EXTENSION, "").split(/[\\/]/);
   const last = segments.pop();
   const stem = last === "index" ? (segments.pop() ?? "Home") : (last ?? "Untitled");
   return stem.replace(/[-_]+/g, " ").replace(/^\w/, (c) => c.toUpperCase());

@@ -3,6 +3,9 @@ export const MAX_DOCUMENT_NAME_LENGTH = 500;
 
 const NAME_PREFIX = "documents/";
 
+/** The file extensions of ingestible pages, any case. */
+export const PAGE_EXTENSION = /\.(md|mdx|markdown)$/i;
+
 /**
  * The resource name of the page at `uri`: "documents/" + the uri without its scheme.
  *
@@ -36,7 +39,7 @@ export function normalizeBaseUri(baseUri: string): string {
  * @example pageUri("https://dart.dev", "language/index.md") // "https://dart.dev/language"
  */
 export function pageUri(baseUri: string, relativePath: string): string {
-  const withoutExtension = relativePath.replace(/\\/g, "/").replace(/\.(md|mdx|markdown)$/i, "");
+  const withoutExtension = relativePath.replace(/\\/g, "/").replace(PAGE_EXTENSION, "");
   const segments = withoutExtension.split("/").filter((segment) => segment !== "" && segment !== ".");
   if (segments[segments.length - 1] === "index") segments.pop();
   const base = normalizeBaseUri(baseUri);

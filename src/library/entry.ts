@@ -5,11 +5,18 @@
  * what D1 stores and what the tools return read the same.
  */
 
-/** Decides `next_tool` and whether the entry changes resources. */
-export type Verb = "select" | "mutation" | "lifecycle";
-export type Status = "stable" | "draft" | "deprecated";
-export type ParamType = "string" | "number" | "boolean" | "identifier" | "enum";
-export type FanOut = "none" | "region" | "project" | "account" | "subscription";
+/** Statement kinds; the verb decides `next_tool` and whether the entry changes resources. */
+export const VERBS = ["select", "mutation", "lifecycle"] as const;
+export type Verb = (typeof VERBS)[number];
+/** Where an entry is in its life; `deprecated` entries never appear in search. */
+export const STATUSES = ["stable", "draft", "deprecated"] as const;
+export type Status = (typeof STATUSES)[number];
+/** How a param value is checked and inserted (see render.ts). */
+export const PARAM_TYPES = ["string", "number", "boolean", "identifier", "enum"] as const;
+export type ParamType = (typeof PARAM_TYPES)[number];
+/** The dimension a query iterates over. */
+export const FAN_OUTS = ["none", "region", "project", "account", "subscription"] as const;
+export type FanOut = (typeof FAN_OUTS)[number];
 /** A param value as YAML and JSON can carry it. */
 export type ScalarValue = string | number | boolean;
 

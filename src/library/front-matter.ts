@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { FAN_OUTS, PARAM_TYPES, STATUSES, VERBS } from "./entry.ts";
 
 /**
  * StackQL's front-matter schema (query-library/schema/front-matter.schema.json,
@@ -12,7 +13,7 @@ const scalar = z.union([z.string(), z.number(), z.boolean()]);
 
 export const paramDeclarationSchema = z.strictObject({
   name: z.string().regex(/^[a-z][a-z0-9_]*$/),
-  type: z.enum(["string", "number", "boolean", "identifier", "enum"]),
+  type: z.enum(PARAM_TYPES),
   required: z.boolean().optional(),
   default: scalar.optional(),
   description: z.string().min(5),
@@ -28,7 +29,7 @@ export const outputColumnSchema = z.strictObject({
 });
 
 export const costSchema = z.strictObject({
-  fan_out: z.enum(["none", "region", "project", "account", "subscription"]),
+  fan_out: z.enum(FAN_OUTS),
   expensive: z.boolean(),
   notes: z.string().optional(),
 });
@@ -36,8 +37,8 @@ export const costSchema = z.strictObject({
 export const frontMatterSchema = z.strictObject({
   title: z.string().min(5).max(80),
   description: z.string().min(20).max(300),
-  verb: z.enum(["select", "mutation", "lifecycle"]),
-  status: z.enum(["stable", "draft", "deprecated"]),
+  verb: z.enum(VERBS),
+  status: z.enum(STATUSES),
   providers: z.array(z.string().regex(/^[a-z0-9_]+$/)).min(1),
   services: z.array(z.string().regex(/^[a-z0-9_]+$/)).min(1),
   tags: z.array(z.string().regex(/^[a-z0-9_-]+$/)).min(2),

@@ -11,7 +11,7 @@ import {
   type Verb,
 } from "./entry.ts";
 import { renderTemplate } from "./render.ts";
-import { docUrlFor, librarySource, snapshotEntry, type LibraryConfig, type LibrarySource } from "./source.ts";
+import { docUrlFor, librarySource, snapshotEntry, type LibraryConfig, type LibrarySource, type SourceTier } from "./source.ts";
 import { DEFAULT_LIBRARY, TemplateStoreError, findStoredEntry, readEntryBody, type LibraryBindings } from "./store.ts";
 
 /** query_library_get's result (SPEC 3.2). */
@@ -104,7 +104,7 @@ const UNAVAILABLE_MESSAGE = "the query library store is unavailable right now an
  * A user's entry is never answered with the default library's version of the
  * same id: the snapshot only stands in for entries the default library owns.
  */
-async function loadEntry(env: LibraryBindings, id: string): Promise<{ entry: LibraryEntry; tier: "primary" | "snapshot" }> {
+async function loadEntry(env: LibraryBindings, id: string): Promise<{ entry: LibraryEntry; tier: SourceTier }> {
   let stored;
   try {
     stored = await findStoredEntry(env.DB, id);

@@ -1,5 +1,5 @@
 import type { EntryMetadata, LibraryEntry, ParamDeclaration } from "./entry.ts";
-import { PatternError, compilePattern } from "./pattern.ts";
+import { PatternError, compilePattern, type SafePattern } from "./pattern.ts";
 
 /** Values of `identifier` params are inserted verbatim, so they may only be plain names. */
 export const IDENTIFIER_PATTERN = /^[A-Za-z_][A-Za-z0-9_-]*$/;
@@ -85,9 +85,30 @@ function unsafeLiteral(param: ParamDeclaration): CheckedValue {
   return { error: `param "${param.name}" must not contain a backslash or control characters` };
 }
 
+/**
+ * Compiled patterns by source, so a pattern is parsed and compiled once per
+ * isolate, not once per value. An isolate lives across many requests and
+ * libraries can be re-ingested with new patterns, so the map is bounded:
+ * when full it is cleared, which is simpler than LRU and only costs a
+ * recompile of the patterns still in use.
+ */
+const compiledPatterns = new Map<string, SafePattern>();
+/** Far more distinct patterns than one render uses. */
+const MAX_COMPILED_PATTERNS = 256;
+
+function compiled(pattern: string): SafePattern {
+  let safe = compiledPatterns.get(pattern);
+  if (safe === undefined) {
+    safe = compilePattern(pattern);
+    if (compiledPatterns.size >= MAX_COMPILED_PATTERNS) compiledPatterns.clear();
+    compiledPatterns.set(pattern, safe);
+  }
+  return safe;
+}
+
 function matchesPattern(pattern: string, text: string): boolean {
   try {
-    return compilePattern(pattern).matches(text);
+    return compiled(pattern).matches(text);
   } catch (error) {
     // Ingestion refuses such patterns; a stored one that fails anyway refuses every value.
     if (error instanceof PatternError) return false;

@@ -37,11 +37,12 @@ const STOPWORDS = new Set([
 ]);
 
 /** `read_only` hides mutation entries from search even when the caller asks for them (SPEC 3.3). */
-export type ServerMode = "read_only" | "safe" | "delete_safe" | "full_access";
+export const SERVER_MODES = ["read_only", "safe", "delete_safe", "full_access"] as const;
+export type ServerMode = (typeof SERVER_MODES)[number];
 
 /** SERVER_MODE as configured; anything unrecognised is the default, `safe`. */
 export function serverMode(value: string | undefined): ServerMode {
-  return value === "read_only" || value === "delete_safe" || value === "full_access" ? value : "safe";
+  return SERVER_MODES.find((mode) => mode === value) ?? "safe";
 }
 
 /** The intent's scoring tokens: lower-cased, split on non-[a-z0-9], without 1-character words, stopwords and repeats. */
@@ -53,11 +54,29 @@ export function intentTokens(intent: string): string[] {
   return [...new Set(tokens)];
 }
 
-/** How well one entry fits an intent (0 when it does not fit at all). */
-export function scoreEntry(entry: EntryMetadata, intent: string): number {
+/** An intent as scoring reads it, parsed once per search. */
+export interface ParsedIntent {
+  /** The scoring tokens (see intentTokens). */
+  tokens: readonly string[];
+  /** The whole intent, lower-cased, trimmed, runs of whitespace made one space: what the phrase bonus compares. */
+  phrase: string;
+}
+
+/** Parses an intent for scoring; rankEntries does it once for all entries. */
+export function parseIntent(intent: string): ParsedIntent {
+  return { tokens: intentTokens(intent), phrase: intent.toLowerCase().trim().replace(/\s+/g, " ") };
+}
+
+/** How well one entry fits an intent (0 when it does not fit at all); pass a ParsedIntent when scoring many entries. */
+export function scoreEntry(entry: EntryMetadata, intent: string | ParsedIntent): number {
+  const { tokens, phrase } = typeof intent === "string" ? parseIntent(intent) : intent;
+  // An intent of only stopwords and 1-character words asks nothing; without this, "a" or "to"
+  // would earn the phrase bonus from every intent keyword that merely contains it.
+  if (tokens.length === 0) return 0;
+  const intentKeywords = entry.intent_keywords.map((keyword) => keyword.toLowerCase());
   // "\n" never occurs in a token, so a token cannot match across two list items.
   const fields: Record<keyof typeof FIELD_WEIGHTS, string> = {
-    intent_keywords: entry.intent_keywords.join("\n").toLowerCase(),
+    intent_keywords: intentKeywords.join("\n"),
     title: entry.title.toLowerCase(),
     keywords: entry.keywords.join("\n").toLowerCase(),
     tags: entry.tags.join("\n").toLowerCase(),
@@ -65,18 +84,13 @@ export function scoreEntry(entry: EntryMetadata, intent: string): number {
     providers: entry.providers.join("\n").toLowerCase(),
     description: entry.description.toLowerCase(),
   };
-  const tokens = intentTokens(intent);
-  // An intent of only stopwords and 1-character words asks nothing; without this, "a" or "to"
-  // would earn the phrase bonus from every intent keyword that merely contains it.
-  if (tokens.length === 0) return 0;
   let score = 0;
   for (const token of tokens) {
     for (const [field, weight] of Object.entries(FIELD_WEIGHTS) as [keyof typeof FIELD_WEIGHTS, number][]) {
       if (fields[field].includes(token)) score += weight;
     }
   }
-  const phrase = intent.toLowerCase().trim().replace(/\s+/g, " ");
-  if (phrase && entry.intent_keywords.some((keyword) => phrase.includes(keyword.toLowerCase()) || keyword.toLowerCase().includes(phrase))) {
+  if (phrase && intentKeywords.some((keyword) => phrase.includes(keyword) || keyword.includes(phrase))) {
     score += PHRASE_BONUS;
   }
   return score;
@@ -104,10 +118,19 @@ export interface LibraryHit {
   score: number;
 }
 
+/**
+ * Whether mutation and lifecycle entries may appear: only when the caller asks
+ * and the server is not read_only. The one place this rule is written; search
+ * also hands the flag to the D1 query, so hidden rows are never read.
+ */
+export function mutationsVisible(query: Pick<LibraryQuery, "include_mutations">, mode: ServerMode): boolean {
+  return query.include_mutations === true && mode !== "read_only";
+}
+
 /** Whether an entry may appear in search at all, before scoring. */
-function visible(entry: EntryMetadata, query: LibraryQuery, mode: ServerMode): boolean {
+function visible(entry: EntryMetadata, query: LibraryQuery, showMutations: boolean): boolean {
   if (entry.status === "deprecated") return false;
-  if (isMutation(entry) && !(query.include_mutations && mode !== "read_only")) return false;
+  if (isMutation(entry) && !showMutations) return false;
   if (query.provider !== undefined) {
     const provider = query.provider.toLowerCase();
     const family = entry.id.split("/")[0];
@@ -124,9 +147,11 @@ function visible(entry: EntryMetadata, query: LibraryQuery, mode: ServerMode): b
  * keep the library's order (Array.prototype.sort is stable).
  */
 export function rankEntries(entries: readonly EntryMetadata[], query: LibraryQuery, mode: ServerMode): { hits: LibraryHit[]; miss: boolean } {
+  const showMutations = mutationsVisible(query, mode);
+  const intent = parseIntent(query.intent);
   const hits = entries
-    .filter((entry) => visible(entry, query, mode))
-    .map((entry) => ({ entry, score: scoreEntry(entry, query.intent) }))
+    .filter((entry) => visible(entry, query, showMutations))
+    .map((entry) => ({ entry, score: scoreEntry(entry, intent) }))
     .filter(({ score }) => score > 0)
     .sort((a, b) => b.score - a.score)
     .slice(0, query.limit)

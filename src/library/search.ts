@@ -1,4 +1,4 @@
-import { rankEntries, serverMode, type LibraryHit, type LibraryQuery } from "./scoring.ts";
+import { mutationsVisible, rankEntries, serverMode, type LibraryHit, type LibraryQuery } from "./scoring.ts";
 import { librarySource, snapshotEntries, type LibraryConfig, type LibrarySource } from "./source.ts";
 import { listSearchableEntries, type LibraryBindings } from "./store.ts";
 
@@ -37,7 +37,7 @@ export async function searchQueryLibrary(env: LibraryBindings & LibraryConfig, i
   let source = librarySource(env, "primary");
   let entries;
   try {
-    entries = await listSearchableEntries(env.DB, query.include_mutations === true && mode !== "read_only");
+    entries = await listSearchableEntries(env.DB, mutationsVisible(query, mode));
   } catch (error) {
     console.warn("query library index unavailable; answering from the bundled snapshot", error);
     entries = snapshotEntries();

@@ -6,7 +6,8 @@ import type { LibraryEntry } from "./entry.ts";
  * bodies). `snapshot`: the copy of the default library bundled into the
  * Worker, used when the live store fails; it may lag behind, so `stale`.
  */
-export type SourceTier = "primary" | "snapshot";
+export const SOURCE_TIERS = ["primary", "snapshot"] as const;
+export type SourceTier = (typeof SOURCE_TIERS)[number];
 
 /** The source fields every query-library result carries. */
 export interface LibrarySource {

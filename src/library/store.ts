@@ -1,3 +1,4 @@
+import type { SyncReport } from "../documents/store.ts";
 import { sha256Hex } from "../hash.ts";
 import { splitEntry, type EntryBody, type EntryMetadata, type LibraryEntry } from "./entry.ts";
 
@@ -35,7 +36,11 @@ export interface StoredEntry {
   bodyKey: string;
 }
 
-/** Metadata of every entry that can appear in search, in id order (the order ties keep). */
+/**
+ * Metadata of every entry that can appear in search, in id order (the order
+ * ties keep). `includeMutations` is scoring's `mutationsVisible`; filtering
+ * here only saves reading rows that rankEntries would drop anyway.
+ */
 export async function listSearchableEntries(db: D1Database, includeMutations: boolean): Promise<EntryMetadata[]> {
   const { results } = await db
     .prepare("SELECT metadata FROM library_entries WHERE status != 'deprecated' AND (?1 = 1 OR verb = 'select') ORDER BY id")
@@ -78,12 +83,8 @@ export async function readEntryBody(kv: KVNamespace, key: string): Promise<Entry
 
 // ---- writing ------------------------------------------------------------------
 
-/** What one ingestion did to a library's entries. */
-export interface LibrarySyncReport {
-  added: string[];
-  updated: string[];
-  unchanged: string[];
-  removed: string[];
+/** What one ingestion did to a library's entries: the ids added, updated, unchanged and removed, and those kept. */
+export interface LibrarySyncReport extends SyncReport {
   /** Ids the default library skipped because a user library owns them. */
   kept: string[];
 }
@@ -220,6 +221,12 @@ async function inBatches<T>(items: readonly T[], work: (item: T) => Promise<unkn
   for (let i = 0; i < items.length; i += KV_CONCURRENCY) await Promise.all(items.slice(i, i + KV_CONCURRENCY).map(work));
 }
 
+/** A sync's report and every id the index holds after it, any library's: what `related` ids must resolve to. */
+export interface LibrarySyncOutcome {
+  report: LibrarySyncReport;
+  ids: ReadonlySet<string>;
+}
+
 /**
  * Makes `library` hold `entries` in D1 and KV (see planLibrarySync for the
  * rules). New bodies are written first under fresh keys, then the rows switch
@@ -232,12 +239,27 @@ export async function syncLibrary(
   entries: readonly LibraryEntry[],
   options: { prune: boolean; now?: Date },
 ): Promise<LibrarySyncReport> {
+  return (await syncLibraryWithIds(bindings, library, entries, options)).report;
+}
+
+/** syncLibrary, also returning the ids the index holds afterwards, derived from the rows it read to plan (no second query). */
+export async function syncLibraryWithIds(
+  bindings: LibraryBindings,
+  library: string,
+  entries: readonly LibraryEntry[],
+  options: { prune: boolean; now?: Date },
+): Promise<LibrarySyncOutcome> {
   const hashed = await Promise.all(entries.map(async (entry) => ({ entry, hash: await hashEntry(entry) })));
-  const plan = planLibrarySync(await listExistingEntries(bindings.DB), library, hashed, { ...options, now: options.now ?? new Date() });
+  const existing = await listExistingEntries(bindings.DB);
+  const plan = planLibrarySync(existing, library, hashed, { ...options, now: options.now ?? new Date() });
   await inBatches(plan.puts, ({ key, value }) => bindings.TEMPLATES.put(key, value));
   if (plan.statements.length > 0) {
     await bindings.DB.batch(plan.statements.map(({ sql, params }) => bindings.DB.prepare(sql).bind(...params)));
   }
   await inBatches(plan.deletes, (key) => bindings.TEMPLATES.delete(key));
-  return plan.report;
+  const { report } = plan;
+  // Updated, unchanged and kept ids were already rows; only additions and removals change the set.
+  const ids = new Set([...existing.map((row) => row.id), ...report.added]);
+  for (const id of report.removed) ids.delete(id);
+  return { report, ids };
 }

@@ -1,8 +1,11 @@
 import { z } from "zod";
 import { AlmanacError } from "../errors.ts";
+import { costSchema, outputColumnSchema, paramDeclarationSchema } from "../library/front-matter.ts";
+import { SOURCE_TIERS } from "../library/source.ts";
 
-/** The shapes a query-library tool's text content can take (SPEC 3.3). */
-export type TextFormat = "markdown" | "json";
+/** The shapes a query-library tool's text content can take (SPEC 3.3); the first is the default. */
+export const TEXT_FORMATS = ["markdown", "json"] as const;
+export type TextFormat = (typeof TEXT_FORMATS)[number];
 
 /**
  * A plain string, checked by `resolveFormat`, because SPEC 3.3 fixes the error
@@ -16,9 +19,10 @@ export const formatField = z
 
 /** The requested format, or INVALID_ARGUMENT naming the legal ones. */
 export function resolveFormat(format: string | undefined): TextFormat {
-  if (format === undefined || format === "markdown") return "markdown";
-  if (format === "json") return "json";
-  throw new AlmanacError("INVALID_ARGUMENT", `invalid format "${format}" (legal: markdown, json)`);
+  if (format === undefined) return TEXT_FORMATS[0];
+  const known = TEXT_FORMATS.find((candidate) => candidate === format);
+  if (known) return known;
+  throw new AlmanacError("INVALID_ARGUMENT", `invalid format "${format}" (legal: ${TEXT_FORMATS.join(", ")})`);
 }
 
 /** `format: json` text: the structured result itself. */
@@ -28,35 +32,39 @@ export function jsonText(structured: unknown): string {
 
 export const sourceFields = {
   source_tier: z
-    .enum(["primary", "snapshot"])
+    .enum(SOURCE_TIERS)
     .describe("primary: served from the live library; snapshot: the live store failed and the copy bundled in the server answered"),
   source_url: z.string().describe("Where the library's catalogue is published"),
   stale: z.boolean().describe("true when served from the bundled snapshot, which may lag behind the live library"),
 };
 
-const scalar = z.union([z.string(), z.number(), z.boolean()]);
+const param = paramDeclarationSchema.shape;
+const cost = costSchema.shape;
+const column = outputColumnSchema.shape;
 
-export const paramDeclarationOutput = z.object({
-  name: z.string().describe("Placeholder name: the template contains {{name}}"),
-  type: z.enum(["string", "number", "boolean", "identifier", "enum"]).describe("How the value is checked and inserted"),
+/** A declared param as the tools return it: the front-matter shape, with `required` always present. */
+export const paramDeclarationOutput = paramDeclarationSchema.extend({
+  name: param.name.describe("Placeholder name: the template contains {{name}}"),
+  type: param.type.describe("How the value is checked and inserted"),
+  // Ingestion fills in `false` when the front matter omits it, as StackQL's emitted JSON does.
   required: z.boolean().describe("Whether the value must be supplied (a default makes it effectively optional)"),
-  description: z.string().describe("What the param means"),
-  default: scalar.optional().describe("Value used when the param is omitted"),
-  example: scalar.optional().describe("A realistic example value"),
-  enum: z.array(z.string()).optional().describe("Allowed values of an enum param"),
-  pattern: z.string().optional().describe("RE2 pattern a string value must match in full"),
+  description: param.description.describe("What the param means"),
+  default: param.default.describe("Value used when the param is omitted"),
+  example: param.example.describe("A realistic example value"),
+  enum: param.enum.describe("Allowed values of an enum param"),
+  pattern: param.pattern.describe("RE2 pattern a string value must match in full"),
 });
 
-export const costOutput = z.object({
-  fan_out: z.enum(["none", "region", "project", "account", "subscription"]).describe("Dimension the query iterates over; warn before running it at scale"),
-  expensive: z.boolean().describe("Whether the query is expensive to run"),
-  notes: z.string().optional().describe("Cost notes"),
+export const costOutput = costSchema.extend({
+  fan_out: cost.fan_out.describe("Dimension the query iterates over; warn before running it at scale"),
+  expensive: cost.expensive.describe("Whether the query is expensive to run"),
+  notes: cost.notes.describe("Cost notes"),
 });
 
-export const outputColumnOutput = z.object({
-  name: z.string().describe("Column name"),
-  type: z.string().optional().describe("Column type"),
-  description: z.string().optional().describe("What the column holds"),
+export const outputColumnOutput = outputColumnSchema.extend({
+  name: column.name.describe("Column name"),
+  type: column.type.describe("Column type"),
+  description: column.description.describe("What the column holds"),
 });
 
 /** Escapes a value for one Markdown table cell. */

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { VERBS } from "../library/entry.ts";
 import { getQueryLibraryEntry, type LibraryEntryView } from "../library/get.ts";
 import { READ_ONLY_ANNOTATIONS, defineTool } from "./define.ts";
 import { costOutput, formatField, jsonText, outputColumnOutput, paramDeclarationOutput, resolveFormat, sourceFields } from "./library-fields.ts";
@@ -26,7 +27,7 @@ export const queryLibraryGetTool = defineTool({
     title: z.string().describe("Entry title"),
     description: z.string().describe("What the query answers"),
     mutation: z.boolean().describe("true when the SQL changes resources"),
-    verb: z.enum(["select", "mutation", "lifecycle"]).describe("Statement kind; decides next_tool"),
+    verb: z.enum(VERBS).describe("Statement kind; decides next_tool"),
     next_tool: z.string().describe("The StackQL MCP tool that executes this SQL"),
     params: z.array(paramDeclarationOutput).describe("Declared params"),
     template: z.string().optional().describe("Raw SQL template with {{name}} placeholders (teaching view only)"),
