@@ -1,5 +1,5 @@
 import { compileFilter } from "./filter.ts";
-import { markdownLines } from "./markdown.ts";
+import { markdownLines } from "../markdown/page.ts";
 import { ftsQueryFor, queryWords } from "./query-text.ts";
 import { searchChunks, type ChunkHit } from "./store.ts";
 

@@ -1,4 +1,4 @@
-import { headingSlug, markdownLines } from "./markdown.ts";
+import { headingSlug, markdownLines } from "../markdown/page.ts";
 
 /** A piece of a page that reads on its own: its heading path travels with it. */
 export interface Chunk {

@@ -1,6 +1,6 @@
 import { sha256Hex } from "../hash.ts";
 import { chunkDocument, type Chunk } from "./chunk.ts";
-import { markdownLines, parseMarkdownPage } from "./markdown.ts";
+import { markdownLines, parseMarkdownPage } from "../markdown/page.ts";
 import { PAGE_EXTENSION, documentNameForUri, normalizeBaseUri, pageUri } from "./names.ts";
 
 /** Where a folder of pages is published: its base URI and the data source it reports. */

@@ -1,4 +1,5 @@
 import { parse as parseYaml } from "yaml";
+import { markdownLines } from "../markdown/page.ts";
 import { splitFrontMatter } from "../markdown/front-matter.ts";
 import { ENTRY_ID_PATTERN, MAX_ENTRY_ID_LENGTH, type LibraryEntry, type ParamDeclaration, type Verb } from "./entry.ts";
 import { checkFrontMatter, type EntryProblem, type FrontMatter } from "./front-matter.ts";
@@ -35,7 +36,38 @@ const QUERY_HEADING = /^##\s+Query\s*$/m;
 const NOTES_HEADING = /^##\s+Notes\s*$/m;
 const NEXT_H2 = /^##\s+/m;
 const SQL_FENCE = /^```sql[^\n]*\r?\n([\s\S]*?)\r?\n```\s*$/m;
-const MDX_LINE = /^\s*(import|export)\s+/m;
+const MDX_LINE = /^\s*(import|export)\s+/;
+
+/** An MDX import/export line in the prose; inside a code sample such lines are just code. */
+function hasMdxLine(body: string): boolean {
+  return markdownLines(body).some((line) => !line.inFence && MDX_LINE.test(line.text));
+}
+
+/**
+ * The `;` that end statements: those in string literals ('it''s;'), quoted
+ * identifiers and comments are not separators, so `WHERE name = 'a;b'` is one statement.
+ */
+function statementSeparators(sql: string): number {
+  let separators = 0;
+  for (let i = 0; i < sql.length; i += 1) {
+    const char = sql[i];
+    const next = sql[i + 1];
+    if (char === "'" || char === '"' || char === "`") {
+      // '' inside a string is an escaped quote: skipping to the next quote and re-entering handles it.
+      const end = sql.indexOf(char, i + 1);
+      i = end === -1 ? sql.length : end;
+    } else if (char === "-" && next === "-") {
+      const end = sql.indexOf("\n", i);
+      i = end === -1 ? sql.length : end;
+    } else if (char === "/" && next === "*") {
+      const end = sql.indexOf("*/", i + 2);
+      i = end === -1 ? sql.length : end + 1;
+    } else if (char === ";") {
+      separators += 1;
+    }
+  }
+  return separators;
+}
 
 /** The family a provider belongs to (`awscc` → `aws`). */
 export function providerFamily(provider: string): string {
@@ -91,7 +123,7 @@ export function parseEntryFile(path: string, text: string): ParsedEntryFile {
 
   const frontMatter = checked.frontMatter;
   if (segments.length === 3) problems.push(...pathProblems(segments, frontMatter));
-  if (MDX_LINE.test(body)) problems.push({ field: "body", message: "has MDX import/export lines; entries are CommonMark" });
+  if (hasMdxLine(body)) problems.push({ field: "body", message: "has MDX import/export lines; entries are CommonMark" });
   if (frontMatter.related?.includes(id)) problems.push({ field: "related", message: "lists the entry itself" });
   const params = frontMatter.params.map(normalizeParam);
   problems.push(...paramProblems(params));
@@ -204,7 +236,7 @@ function statementProblems(template: string, verb: Verb): EntryProblem[] {
   const problems: EntryProblem[] = [];
   const statement = template.trim();
   if (!statement.endsWith(";")) problems.push({ field: "## Query", message: "the statement must end with ';'" });
-  if ((statement.match(/;/g) ?? []).length !== 1) problems.push({ field: "## Query", message: "the template must hold exactly one statement" });
+  if (statementSeparators(statement) !== 1) problems.push({ field: "## Query", message: "the template must hold exactly one statement" });
   const withoutComments = statement.replace(/^(\s*(--[^\n]*(\n|$)|\/\*[\s\S]*?\*\/))*\s*/, "");
   const keyword = (withoutComments.split(/[\s(]/, 1)[0] ?? "").toLowerCase();
   if (!VERB_KEYWORDS[verb].includes(keyword)) {

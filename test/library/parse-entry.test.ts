@@ -30,6 +30,22 @@ const problems = (path: string, text: string) => {
 };
 
 describe("parseEntryFile", () => {
+  // Regression: every ";" counted, so WHERE name = 'a;b' was "more than one statement".
+  it("counts only the semicolons that end statements, not those in strings or comments", () => {
+    const query = "SELECT name -- one; two\nFROM github.repos.repos /* a;b */ WHERE org = '{{org}}' AND name != 'it''s;x';";
+    expect(problems("github/repos/org.md", file(`${FRONT}\n${ORG}`, query))).toEqual([]);
+  });
+
+  // Regression: an `import` line inside a code sample in ## Notes was taken for MDX.
+  it("takes import/export lines for MDX only outside code", () => {
+    const notes = "\n## Notes\n\n```python\nimport stackql\n```\n";
+    expect(problems("github/repos/org.md", file(`${FRONT}\n${ORG}`, undefined, notes))).toEqual([]);
+    expect(problems("github/repos/org.md", file(`${FRONT}\n${ORG}`, undefined, "\nimport X from './x'\n"))).toContainEqual({
+      field: "body",
+      message: "has MDX import/export lines; entries are CommonMark",
+    });
+  });
+
   it("reads a valid entry: id from the path, first sql fence under ## Query byte for byte, notes as one line", () => {
     const parsed = parseEntryFile("github/repos/org.md", file(`${FRONT}\n${ORG}`, "SELECT name\n  FROM github.repos.repos WHERE org = '{{org}}';", "\n## Notes\n\nFirst line\nsecond line.\n\nNext paragraph.\n"));
     expect(parsed).toHaveProperty("entry");

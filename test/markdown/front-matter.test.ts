@@ -1,6 +1,6 @@
 // The one front-matter splitter that documentation pages and query-library entries share.
 import { describe, expect, it } from "vitest";
-import { parseMarkdownPage } from "../../src/documents/markdown.ts";
+import { parseMarkdownPage } from "../../src/markdown/page.ts";
 import { splitFrontMatter } from "../../src/markdown/front-matter.ts";
 
 describe("splitFrontMatter", () => {

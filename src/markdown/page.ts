@@ -1,5 +1,5 @@
 import { parse as parseYaml } from "yaml";
-import { splitFrontMatter } from "../markdown/front-matter.ts";
+import { splitFrontMatter } from "./front-matter.ts";
 
 /** A Markdown page split into its front matter and body. */
 export interface MarkdownPage {
