@@ -1,7 +1,8 @@
 // Local Cloudflare bindings for the CLI: the same D1/KV state `wrangler dev` serves.
 import { spawnSync } from "node:child_process";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import { getPlatformProxy } from "wrangler";
+import { type RawConfig, withDerivedConfig } from "./derived-config.ts";
 
 /** Where local state lives; `wrangler dev --persist-to` takes the same folder. */
 export const DEFAULT_STATE_DIR = ".wrangler/state";
@@ -23,14 +24,19 @@ export function applyLocalMigrations(stateDir: string): void {
   wrangler(["d1", "migrations", "apply", "DB", "--local", "--persist-to", stateDir], { quiet: true });
 }
 
-/** Opens the local bindings, runs `work`, and always releases them. */
+/**
+ * Opens the local bindings, runs `work`, and always releases them. The CLI
+ * needs only D1 and KV, so the Durable Objects are left out of the proxy's
+ * configuration: it would otherwise warn that it cannot run them.
+ */
 export async function withLocalEnv<T>(stateDir: string, work: (env: Env) => Promise<T>): Promise<T> {
-  // The proxy warns that Durable Objects it cannot run locally exist; the CLI only needs D1 and KV.
-  process.env.WRANGLER_LOG ??= "error";
-  const proxy = await getPlatformProxy<Env>({ persist: { path: join(stateDir, "v3") }, remoteBindings: false });
-  try {
-    return await work(proxy.env);
-  } finally {
-    await proxy.dispose();
-  }
+  const withoutDurableObjects = (config: RawConfig): RawConfig => ({ ...config, durable_objects: undefined, migrations: undefined });
+  return withDerivedConfig("local-cli", withoutDurableObjects, async (configPath) => {
+    const proxy = await getPlatformProxy<Env>({ configPath, persist: { path: join(resolve(stateDir), "v3") }, remoteBindings: false, envFiles: [] });
+    try {
+      return await work(proxy.env);
+    } finally {
+      await proxy.dispose();
+    }
+  });
 }
