@@ -35,6 +35,7 @@ async function main(argv: string[]): Promise<void> {
     ...(configuresAllowedHosts() ? [] : ["--var", `ALLOWED_HOSTS:${LOOPBACK_HOSTS}`]),
     ...passThrough,
   ];
+  console.log(`Almanac: MCP endpoint http://localhost:${port}/mcp (Streamable HTTP); open http://localhost:${port} in a browser to check it is up.`);
   const dev = spawn(process.execPath, wranglerDev, { stdio: "inherit" });
   for (const signal of ["SIGINT", "SIGTERM"] as const) process.on(signal, () => dev.kill(signal));
   dev.on("exit", (code) => process.exit(code ?? 0));
