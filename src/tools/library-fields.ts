@@ -18,16 +18,21 @@ export const formatField = z
   .describe('Shape of the text content: "markdown" (default, a readable summary) or "json" (the structured result as JSON)');
 
 /** The requested format, or INVALID_ARGUMENT naming the legal ones. */
-export function resolveFormat(format: string | undefined): TextFormat {
+function resolveFormat(format: string | undefined): TextFormat {
   if (format === undefined) return TEXT_FORMATS[0];
   const known = TEXT_FORMATS.find((candidate) => candidate === format);
   if (known) return known;
   throw new AlmanacError("INVALID_ARGUMENT", `invalid format "${format}" (legal: ${TEXT_FORMATS.join(", ")})`);
 }
 
-/** `format: json` text: the structured result itself. */
-export function jsonText(structured: unknown): string {
-  return JSON.stringify(structured, null, 2);
+/**
+ * Checks `format` (before any lookup, so a bad value is reported first) and
+ * returns how to write the text content: the structured result as JSON for
+ * `json`, its Markdown rendering otherwise.
+ */
+export function textWriter(format: string | undefined): <T>(structured: T, markdown: (structured: T) => string) => string {
+  const textFormat = resolveFormat(format);
+  return (structured, markdown) => (textFormat === "json" ? JSON.stringify(structured, null, 2) : markdown(structured));
 }
 
 export const sourceFields = {

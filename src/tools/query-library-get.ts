@@ -2,7 +2,7 @@ import { z } from "zod";
 import { VERBS } from "../library/entry.ts";
 import { getQueryLibraryEntry, type LibraryEntryView } from "../library/get.ts";
 import { READ_ONLY_ANNOTATIONS, defineTool } from "./define.ts";
-import { costOutput, formatField, jsonText, outputColumnOutput, paramDeclarationOutput, resolveFormat, sourceFields } from "./library-fields.ts";
+import { costOutput, formatField, outputColumnOutput, paramDeclarationOutput, sourceFields, textWriter } from "./library-fields.ts";
 
 export const queryLibraryGetTool = defineTool({
   name: "query_library_get",
@@ -48,9 +48,9 @@ export const queryLibraryGetTool = defineTool({
   },
   annotations: { title: "Get a query library entry", ...READ_ONLY_ANNOTATIONS },
   async run(env, { format, ...input }) {
-    const textFormat = resolveFormat(format);
+    const writeText = textWriter(format);
     const view = await getQueryLibraryEntry(env, input);
-    return { structured: view, text: textFormat === "json" ? jsonText(view) : formatLibraryEntry(view) };
+    return { structured: view, text: writeText(view, formatLibraryEntry) };
   },
 });
 

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { DEFAULT_LIMIT, MAX_LIMIT, searchQueryLibrary, type LibrarySearchResult } from "../library/search.ts";
 import { READ_ONLY_ANNOTATIONS, defineTool } from "./define.ts";
 import { MAX_QUERY_LENGTH } from "./document-fields.ts";
-import { formatField, jsonText, resolveFormat, sourceFields, tableCell } from "./library-fields.ts";
+import { formatField, sourceFields, tableCell, textWriter } from "./library-fields.ts";
 
 const hitSchema = z.object({
   id: z.string().describe("Entry id; pass it to query_library_get"),
@@ -53,9 +53,9 @@ export const queryLibrarySearchTool = defineTool({
   },
   annotations: { title: "Search the query library", ...READ_ONLY_ANNOTATIONS },
   async run(env, { format, ...query }) {
-    const textFormat = resolveFormat(format);
+    const writeText = textWriter(format);
     const result = await searchQueryLibrary(env, query);
-    return { structured: result, text: textFormat === "json" ? jsonText(result) : formatLibrarySearch(result) };
+    return { structured: result, text: writeText(result, formatLibrarySearch) };
   },
 });
 
