@@ -4,6 +4,7 @@ import { syncDocuments, type SyncReport } from "../src/documents/store.ts";
 import { PAGE_EXTENSION } from "../src/documents/names.ts";
 import { listFiles, readFiles } from "./files.ts";
 import { describeSync } from "./report.ts";
+import { describeMarkupCounts } from "../src/markdown/site-markup.ts";
 import { DEFAULT_CORPUS } from "../src/documents/default-corpus.ts";
 
 /**
@@ -19,22 +20,48 @@ export function refuseDefaultCorpusBase(site: Site): void {
 /** What a docs ingestion did, and the pages it skipped with the reason. */
 export interface DocsIngestResult extends SyncReport {
   skipped: PreparedSite["skipped"];
+  /** Per page (by path), the site markup that was stripped; pages with none are absent. */
+  cleaned: { path: string; summary: string }[];
 }
+
+/** Progress lines only for runs long enough to make a person wonder. */
+const PROGRESS_EVERY = 100;
 
 /**
  * Ingests every page under `dir` for one site. All or nothing: if any page is
  * malformed, the errors are thrown together and nothing is written.
  */
-export async function ingestDocsFolder(db: D1Database, dir: string, site: Site, options: { prune: boolean }): Promise<DocsIngestResult> {
+export async function ingestDocsFolder(
+  db: D1Database,
+  dir: string,
+  site: Site,
+  options: { prune: boolean; progress?: (line: string) => void },
+): Promise<DocsIngestResult> {
   const paths = await listFiles(dir, PAGE_EXTENSION);
   if (paths.length === 0) throw new Error(`${dir} has no .md, .mdx or .markdown files`);
-  const { documents, skipped } = await prepareSite(await readFiles(dir, paths), site);
-  return { ...(await syncDocuments(db, site.baseUri, documents, options)), skipped };
+  const { progress } = options;
+  const { documents, skipped } = await prepareSite(await readFiles(dir, paths), site, (prepared, total) => {
+    if (progress && total > PROGRESS_EVERY && (prepared % PROGRESS_EVERY === 0 || prepared === total)) progress(`prepared ${prepared}/${total} pages`);
+  });
+  progress?.(`writing ${documents.length} pages to D1 in one batch`);
+  const cleaned = documents
+    .map((doc) => ({ path: doc.path, summary: describeMarkupCounts(doc.markupRemoved) }))
+    .filter((page) => page.summary !== "");
+  return { ...(await syncDocuments(db, site.baseUri, documents, options)), skipped, cleaned };
 }
 
 /** One line a person can read: what changed. */
 export function describeDocsIngest(baseUri: string, result: DocsIngestResult): string {
   const parts = [describeSync(result)];
   if (result.skipped.length > 0) parts.push(`${result.skipped.length} skipped (empty)`);
+  if (result.cleaned.length > 0) parts.push(`site markup stripped from ${result.cleaned.length} pages`);
   return `${baseUri}: ${parts.join(", ")}`;
+}
+
+/** Per page, what was cleaned or skipped and why: the lines after the summary. */
+export function describeDocsPages(result: DocsIngestResult): string[] {
+  return [
+    ...result.cleaned.map((page) => `  ${page.path}: stripped ${page.summary}`),
+    ...result.skipped.map((page) => `  ${page.path}: skipped, ${page.reason}`),
+  ];
 }

@@ -2,7 +2,7 @@
 // npm run ingest -- library <dir> [--library <name>] [--prune] [--remote] [--persist-to <dir>]
 import { parseArgs } from "node:util";
 import { siteFor } from "../src/documents/ingest.ts";
-import { describeDocsIngest, ingestDocsFolder, refuseDefaultCorpusBase } from "./ingest-docs.ts";
+import { describeDocsIngest, describeDocsPages, ingestDocsFolder, refuseDefaultCorpusBase } from "./ingest-docs.ts";
 import { USER_LIBRARY, checkLibraryName, describeLibraryIngest, ingestLibraryFolder } from "./ingest-library.ts";
 import { withEnv } from "./env.ts";
 import { DEFAULT_STATE_DIR } from "./local-env.ts";
@@ -44,7 +44,11 @@ async function main(argv: string[]): Promise<void> {
   if (!values["base-uri"]) throw new Error("--base-uri is required, e.g. --base-uri https://docs.example.com");
   const site = siteFor(values["base-uri"], values["data-source"]);
   refuseDefaultCorpusBase(site);
-  const result = await withEnv({ remote: false, persistTo: values["persist-to"] }, (env) => ingestDocsFolder(env.DB, dir, site, { prune: values.prune }));
+  const progress = (line: string) => console.error(`ingest: ${line}`);
+  const result = await withEnv({ remote: false, persistTo: values["persist-to"] }, (env) =>
+    ingestDocsFolder(env.DB, dir, site, { prune: values.prune, progress }),
+  );
+  for (const line of describeDocsPages(result)) console.log(line);
   console.log(describeDocsIngest(site.baseUri, result));
 }
 

@@ -2,7 +2,7 @@ import { headingSlug, markdownLines } from "../markdown/page.ts";
 
 /** A piece of a page that reads on its own: its heading path travels with it. */
 export interface Chunk {
-  /** Unique within the document; the heading's anchor where there is one. */
+  /** Unique within the document: the heading's explicit id (`{#id}`), else its GitHub-style slug. */
   id: string;
   position: number;
   /** Heading path below the title, e.g. "Handling Futures > Using await"; "" for the lead. */
@@ -40,7 +40,7 @@ export function chunkDocument(title: string, body: string): Chunk[] {
       while (path.length > 0 && (path[path.length - 1]?.level ?? 0) >= line.heading.level) path.pop();
       // A leading H1 that repeats the page title adds nothing to the path.
       if (!(line.heading.level === 1 && line.heading.text === title)) path.push(line.heading);
-      current = { headingPath: path.map((h) => h.text), anchor: headingSlug(line.heading.text), lines: [], breaks: [] };
+      current = { headingPath: path.map((h) => h.text), anchor: line.heading.id ?? headingSlug(line.heading.text), lines: [], breaks: [] };
       continue;
     }
     if (!line.inFence && line.text.trim() === "") current.breaks.push(current.lines.length);

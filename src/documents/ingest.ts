@@ -1,6 +1,7 @@
 import { sha256Hex } from "../hash.ts";
 import { chunkDocument, type Chunk } from "./chunk.ts";
 import { markdownLines, parseMarkdownPage } from "../markdown/page.ts";
+import { cleanSiteMarkup, type MarkupCounts } from "../markdown/site-markup.ts";
 import { PAGE_EXTENSION, documentNameForUri, normalizeBaseUri, pageUri } from "./names.ts";
 
 /** Where a folder of pages is published: its base URI and the data source it reports. */
@@ -21,6 +22,9 @@ export interface PreparedDocument {
   /** SHA-256 of everything stored, so unchanged pages keep their updateTime. */
   contentHash: string;
   chunks: Chunk[];
+  /** The source file, relative to its folder, and the site markup removed from it (neither is stored). */
+  path: string;
+  markupRemoved: MarkupCounts;
 }
 
 /** A page the ingester refused, with the reason a person can act on. */
@@ -63,9 +67,10 @@ export async function prepareDocument(relativePath: string, text: string, site: 
   } catch (error) {
     throw new PageError(relativePath, `invalid front matter: ${error instanceof Error ? error.message : String(error)}`);
   }
-  const title = frontMatterString(relativePath, page.frontMatter, "title") ?? firstHeading(page.body) ?? titleFromPath(relativePath);
-  const description = frontMatterString(relativePath, page.frontMatter, "description") ?? "";
-  const content = page.body.trim();
+  const { body: content, removed } = cleanSiteMarkup(page.body);
+  const title = frontMatterString(relativePath, page.frontMatter, "title") ?? firstHeading(content) ?? titleFromPath(relativePath);
+  const description =
+    frontMatterString(relativePath, page.frontMatter, "description") ?? frontMatterString(relativePath, page.frontMatter, "summary") ?? "";
   if (!content) return null;
   const uri = pageUri(site.baseUri, relativePath);
   return {
@@ -78,13 +83,17 @@ export async function prepareDocument(relativePath: string, text: string, site: 
     contentLengthBytes: new TextEncoder().encode(content).byteLength,
     contentHash: await sha256Hex(JSON.stringify([title, description, content, site.dataSource])),
     chunks: chunkDocument(title, content),
+    path: relativePath,
+    markupRemoved: removed,
   };
 }
 
+/** A front-matter string by key, in any letter case: go.dev writes `Title`, most sites `title`. */
 function frontMatterString(path: string, frontMatter: Record<string, unknown>, key: string): string | undefined {
-  const value = frontMatter[key];
+  const actualKey = Object.keys(frontMatter).find((candidate) => candidate.toLowerCase() === key) ?? key;
+  const value = frontMatter[actualKey];
   if (value === undefined || value === null) return undefined;
-  if (typeof value !== "string") throw new PageError(path, `front matter "${key}" must be a string`);
+  if (typeof value !== "string") throw new PageError(path, `front matter "${actualKey}" must be a string`);
   return value.trim() || undefined;
 }
 
@@ -112,16 +121,21 @@ export interface PreparedSite {
  * page (`foo.md` and `foo/index.md`), is reported at once in one Error, so a
  * person can fix them all before anything is written.
  */
-export async function prepareSite(pages: readonly { path: string; text: string }[], site: Site): Promise<PreparedSite> {
+export async function prepareSite(
+  pages: readonly { path: string; text: string }[],
+  site: Site,
+  onProgress?: (prepared: number, total: number) => void,
+): Promise<PreparedSite> {
   const documents: PreparedDocument[] = [];
   const skipped: PreparedSite["skipped"] = [];
   const problems: string[] = [];
   const pathOfName = new Map<string, string>();
-  for (const { path, text } of pages) {
+  for (const [index, { path, text }] of pages.entries()) {
+    onProgress?.(index + 1, pages.length);
     try {
       const document = await prepareDocument(path, text, site);
       if (!document) {
-        skipped.push({ path, reason: "no content after the front matter" });
+        skipped.push({ path, reason: "no content after the front matter and site markup" });
         continue;
       }
       const first = pathOfName.get(document.name);

@@ -1,5 +1,6 @@
+import { parse as parseToml } from "smol-toml";
 import { parse as parseYaml } from "yaml";
-import { splitFrontMatter } from "./front-matter.ts";
+import { splitMetadata, type MetadataFormat } from "./front-matter.ts";
 
 /** A Markdown page split into its front matter and body. */
 export interface MarkdownPage {
@@ -7,16 +8,24 @@ export interface MarkdownPage {
   body: string;
 }
 
+const METADATA_PARSERS: Record<MetadataFormat, { label: string; parse: (source: string) => unknown }> = {
+  yaml: { label: "YAML", parse: (source) => parseYaml(source) },
+  toml: { label: "TOML", parse: (source) => parseToml(source) },
+  json: { label: "JSON", parse: (source) => JSON.parse(source) },
+};
+
 /**
- * Splits YAML front matter from a Markdown page. Throws a plain Error with the
- * YAML parser's message when the front matter is not a YAML mapping.
+ * Splits the metadata block (YAML `---`, TOML `+++`, or go.dev's JSON in an
+ * HTML comment) from a Markdown page. Throws a plain Error with the parser's
+ * message when the block is not a mapping of keys to values.
  */
 export function parseMarkdownPage(text: string): MarkdownPage {
-  const split = splitFrontMatter(text);
+  const split = splitMetadata(text);
   if (!split) return { frontMatter: {}, body: text.replace(/^\uFEFF/, "") };
-  const data: unknown = parseYaml(split.yaml);
+  const { label, parse } = METADATA_PARSERS[split.format];
+  const data: unknown = parse(split.source);
   if (data !== null && data !== undefined && (typeof data !== "object" || Array.isArray(data))) {
-    throw new Error("front matter must be a YAML mapping of keys to values");
+    throw new Error(`front matter must be a ${label} mapping of keys to values`);
   }
   return { frontMatter: (data ?? {}) as Record<string, unknown>, body: split.body };
 }
@@ -31,7 +40,8 @@ function fenceMarker(line: string): string | null {
 export interface MarkdownLine {
   text: string;
   inFence: boolean;
-  heading?: { level: number; text: string };
+  /** `id` is the heading's explicit anchor (`## Intro {#intro}`), when it has one. */
+  heading?: { level: number; text: string; id?: string };
 }
 
 /**
@@ -55,7 +65,9 @@ export function markdownLines(body: string): MarkdownLine[] {
     }
     const heading = /^ {0,3}(#{1,6})[ \t]+(.+?)[ \t#]*$/.exec(text);
     if (heading?.[1] && heading[2]) {
-      lines.push({ text, inFence: false, heading: { level: heading[1].length, text: cleanHeading(heading[2]) } });
+      const id = EXPLICIT_ID.exec(heading[2])?.[1];
+      const parsed = { level: heading[1].length, text: cleanHeading(heading[2]) };
+      lines.push({ text, inFence: false, heading: id ? { ...parsed, id } : parsed });
     } else {
       lines.push({ text, inFence: false });
     }
@@ -63,10 +75,13 @@ export function markdownLines(body: string): MarkdownLine[] {
   return lines;
 }
 
-/** Heading text without inline Markdown or a trailing `{#anchor}`. */
+/** A heading's trailing `{#anchor}` (kramdown, Hugo, Docusaurus, go.dev), possibly with classes after it. */
+const EXPLICIT_ID = /\{#([\w.:-]+)[^}]*\}\s*$/;
+
+/** Heading text without inline Markdown, a trailing `{#anchor}` or `{:.class}` attribute list. */
 function cleanHeading(text: string): string {
   return text
-    .replace(/\s*\{#[^}]*\}\s*$/, "")
+    .replace(/\s*\{[#:][^}]*\}\s*$/, "")
     .replace(/`([^`]*)`/g, "$1")
     .replace(/\[([^\]]*)\]\([^)]*\)/g, "$1")
     .replace(/[*_]{1,3}([^*_]+)[*_]{1,3}/g, "$1")

@@ -1,0 +1,100 @@
+// npm run eval -- <questions.json> [--corpus DIR --base-uri URL …] [--no-answers] [--out FILE] [--misses]
+//
+// Ingests the corpora into a scratch local database with the real ingestion
+// code, asks every question through the real tools and through a plain BM25
+// baseline over the same chunks, and prints both side by side.
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { parseArgs } from "node:util";
+import { siteFor } from "../src/documents/ingest.ts";
+import { ingestDocsFolder } from "../cli/ingest-docs.ts";
+import { applyLocalMigrations, withLocalEnv } from "../cli/local-env.ts";
+import { runCli } from "../cli/run-cli.ts";
+import { evaluate, groupedFigures, type EvaluationRun, type Figures } from "./evaluate.ts";
+import { parseQuestionSet, type EvalCorpus } from "./questions.ts";
+
+const USAGE = `usage:
+  npm run eval -- <questions.json> [--corpus DIR --base-uri URL ...] [--no-answers] [--out FILE] [--misses]
+
+Without --corpus, the corpora the question file lists are ingested. --out writes every
+question's outcome as JSON; --misses lists the questions Almanac ranks worse than the baseline.`;
+
+async function main(argv: string[]): Promise<void> {
+  const { positionals, values } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: {
+      corpus: { type: "string", multiple: true, default: [] },
+      "base-uri": { type: "string", multiple: true, default: [] },
+      "no-answers": { type: "boolean", default: false },
+      out: { type: "string" },
+      misses: { type: "boolean", default: false },
+      help: { type: "boolean", short: "h", default: false },
+    },
+  });
+  if (values.help) return console.log(USAGE);
+  const [file, ...extra] = positionals;
+  if (!file || extra.length > 0) throw new Error("give exactly one question file");
+  const set = parseQuestionSet(await readFile(file, "utf8"));
+  if (values.corpus.length !== values["base-uri"].length) throw new Error("give one --base-uri after each --corpus");
+  const corpora: EvalCorpus[] =
+    values.corpus.length > 0 ? values.corpus.map((dir, index) => ({ dir, baseUri: values["base-uri"][index] ?? "" })) : set.corpora;
+  if (corpora.length === 0) throw new Error("the question file lists no corpora; name them with --corpus DIR --base-uri URL");
+
+  const stateDir = await mkdtemp(join(tmpdir(), "almanac-eval-"));
+  try {
+    applyLocalMigrations(stateDir);
+    const run = await withLocalEnv(stateDir, async (env) => {
+      for (const corpus of corpora) {
+        const started = performance.now();
+        const result = await ingestDocsFolder(env.DB, corpus.dir, siteFor(corpus.baseUri), { prune: false });
+        console.error(`eval: ingested ${corpus.dir} as ${corpus.baseUri}: ${result.added.length} pages in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+      }
+      return evaluate(env, set.questions, { answers: !values["no-answers"] });
+    });
+    printReport(file, corpora, run);
+    if (values.misses) printMisses(run);
+    if (values.out) await writeFile(values.out, `${JSON.stringify(run, null, 2)}\n`);
+  } finally {
+    await rm(stateDir, { recursive: true, force: true });
+  }
+}
+
+const fixed = (value: number | undefined) => (value === undefined ? "—" : value.toFixed(3));
+
+function printReport(file: string, corpora: readonly EvalCorpus[], run: EvaluationRun): void {
+  console.log(`eval: ${file} over ${corpora.map((corpus) => corpus.baseUri).join(", ")}`);
+  console.log("");
+  console.log("| questions | n | BM25 R@5 | Almanac R@5 | BM25 R@10 | Almanac R@10 | BM25 MRR@10 | Almanac MRR@10 | answered | refs hit | BM25 fact (top chunk) | Almanac fact | declined (unanswerable) |");
+  console.log("|---|---|---|---|---|---|---|---|---|---|---|---|---|");
+  const plain = new Map(groupedFigures(run.baseline).map(({ group, figures }) => [group, figures]));
+  for (const { group, figures } of groupedFigures(run.almanac)) {
+    const base = plain.get(group) as Figures;
+    const facts = (f: Figures) => (f.factQuestions > 0 ? `${fixed(f.factRate)} (${f.factQuestions})` : "—");
+    console.log(
+      `| ${group} | ${figures.questions} | ${fixed(base.recallAt5)} | ${fixed(figures.recallAt5)} | ${fixed(base.recallAt10)} | ${fixed(figures.recallAt10)} | ${fixed(base.mrrAt10)} | ${fixed(figures.mrrAt10)} | ${fixed(figures.answered)} | ${fixed(figures.referenceHit)} | ${facts(base)} | ${facts(figures)} | ${fixed(figures.declined)} |`,
+    );
+  }
+}
+
+/** Questions where Almanac's first right page comes later than the baseline's, or where the answer misses. */
+function printMisses(run: EvaluationRun): void {
+  console.log("");
+  run.almanac.forEach((outcome, index) => {
+    const base = run.baseline[index];
+    const rank = (place: number) => (place === 0 ? "miss" : String(place));
+    const worse = outcome.kind !== "unanswerable" && (outcome.firstRelevant === 0 || (base && base.firstRelevant > 0 && outcome.firstRelevant > base.firstRelevant));
+    const answerMiss = outcome.answer && outcome.kind !== "unanswerable" && (!outcome.answer.referenceHit || outcome.answer.factFound === false);
+    const wrongAnswer = outcome.answer && outcome.kind === "unanswerable" && outcome.answer.answered;
+    if (!worse && !answerMiss && !wrongAnswer) return;
+    console.log(`- ${outcome.id} [${outcome.kind}] almanac ${rank(outcome.firstRelevant)} / bm25 ${rank(base?.firstRelevant ?? 0)}: ${outcome.query}`);
+    console.log(`    top: ${[...new Set(outcome.ranked)].slice(0, 3).join(", ")}`);
+    if (outcome.answer) {
+      const flag = [!outcome.answer.answered && "declined", outcome.answer.answered && !outcome.answer.referenceHit && "wrong refs", outcome.answer.factFound === false && "no fact"].filter(Boolean).join(", ");
+      if (flag) console.log(`    answer: ${flag}: ${outcome.answer.text.slice(0, 160).replace(/\s+/g, " ")}`);
+    }
+  });
+}
+
+runCli("eval", USAGE, main);
