@@ -1,7 +1,8 @@
 import { compileFilter } from "./filter.ts";
 import { markdownLines } from "../markdown/page.ts";
-import { ftsQueryFor, queryWords } from "./query-text.ts";
-import { searchChunks, type ChunkHit } from "./store.ts";
+import { queryWords } from "./query-text.ts";
+import { retrieveChunks, toChunkHit } from "./retrieve.ts";
+import type { ChunkHit } from "./store.ts";
 
 /** A grounded answer in the shape of Google's AnswerQueryResponse. */
 export interface Answer {
@@ -49,10 +50,9 @@ interface Sentence {
  */
 export async function answerQuery(db: D1Database, request: { query: string; filter?: string }): Promise<Answer> {
   const filter = compileFilter(request.filter);
-  const ftsQuery = ftsQueryFor(request.query);
   const noAnswer: Answer = { answerText: NO_GROUNDED_ANSWER, references: [], citations: [] };
-  if (!ftsQuery) return noAnswer;
-  const hits = await searchChunks(db, ftsQuery, { limit: CANDIDATE_CHUNKS, offset: 0, filter });
+  const { ranked } = await retrieveChunks(db, request.query, filter);
+  const hits = ranked.slice(0, CANDIDATE_CHUNKS).map(toChunkHit);
   const terms = [...new Set(queryWords(request.query).map(stem))];
   const sentences = hits.flatMap((hit, hitRank) => sentencesOf(hit, hitRank));
   scoreSentences(sentences, terms);

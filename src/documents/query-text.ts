@@ -13,6 +13,8 @@ const STOPWORDS = new Set(
   ).split(" "),
 );
 
+import { stemmer } from "stemmer";
+
 /** At most this many distinct terms reach FTS; longer queries add noise, not recall. */
 const MAX_QUERY_TERMS = 32;
 
@@ -54,5 +56,26 @@ export function queryWords(text: string): string[] {
 export function ftsQueryFor(text: string): string | null {
   const terms = queryTerms(text);
   if (terms.length === 0) return null;
-  return terms.map((term) => `"${term}"`).join(" OR ");
+  const alternatives = [...terms, ...camelCaseParts(text)];
+  return [...new Set(alternatives)].map((term) => `"${term}"`).join(" OR ");
+}
+
+/**
+ * `jsonDecode` is one indexed token, but pages also write "JSON decode" or
+ * `json_decode`: a camelCase identifier in the query also searches its parts
+ * as a phrase.
+ *
+ * @example camelCaseParts("use jsonDecode here") // ["json decode"]
+ */
+export function camelCaseParts(text: string): string[] {
+  const identifiers = text.match(/\b[a-z]+(?:[A-Z][a-z0-9]*)+\b|\b[A-Z][a-z0-9]+(?:[A-Z][a-z0-9]*)+\b/g) ?? [];
+  return identifiers.map((identifier) => identifier.replace(/([a-z0-9])([A-Z])/g, "$1 $2").toLowerCase());
+}
+
+/**
+ * The Porter stem of a word, as FTS5's `porter` tokenizer indexes it, so
+ * query words can be looked up in the index vocabulary and found in chunk text.
+ */
+export function stem(word: string): string {
+  return stemmer(word.toLowerCase());
 }

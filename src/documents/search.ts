@@ -1,8 +1,8 @@
 import { AlmanacError } from "../errors.ts";
 import { sha256Hex } from "../hash.ts";
 import { compileFilter } from "./filter.ts";
-import { ftsQueryFor } from "./query-text.ts";
-import { searchChunks, type ChunkHit } from "./store.ts";
+import { retrieveChunks, toChunkHit } from "./retrieve.ts";
+import { RANKED_CANDIDATES, type ChunkHit } from "./store.ts";
 
 /** A search request after argument validation (SPEC 2.1). */
 export interface SearchRequest {
@@ -21,21 +21,18 @@ export interface SearchResult {
 /** Page size when the caller gives none, as Google's server uses. */
 export const DEFAULT_PAGE_SIZE = 5;
 export const MAX_PAGE_SIZE = 20;
-/** Paging stops here: results this deep are noise, and OFFSET cost grows with depth. */
-const MAX_OFFSET = 200;
+/** Paging stops here: only this many candidates are ranked, and results this deep are noise. */
+const MAX_OFFSET = RANKED_CANDIDATES;
 
 /** Chunks relevant to the query, best first, one page at a time. */
 export async function searchDocuments(db: D1Database, request: SearchRequest): Promise<SearchResult> {
   const pageSize = request.pageSize ?? DEFAULT_PAGE_SIZE;
   const filter = compileFilter(request.filter);
   const offset = request.pageToken ? decodePageToken(request.pageToken, await pageTokenKey(request.query, request.filter)) : 0;
-  const ftsQuery = ftsQueryFor(request.query);
-  if (!ftsQuery) return { results: [] };
-  // One extra row tells whether another page exists without a count query.
-  const hits = await searchChunks(db, ftsQuery, { limit: pageSize + 1, offset, filter });
-  const results = hits.slice(0, pageSize);
+  const { ranked } = await retrieveChunks(db, request.query, filter);
+  const results = ranked.slice(offset, offset + pageSize).map(toChunkHit);
   const nextOffset = offset + pageSize;
-  if (hits.length <= pageSize || nextOffset >= MAX_OFFSET) return { results };
+  if (ranked.length <= nextOffset || nextOffset >= MAX_OFFSET) return { results };
   return { results, nextPageToken: encodePageToken(nextOffset, await pageTokenKey(request.query, request.filter)) };
 }
 

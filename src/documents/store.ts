@@ -1,5 +1,6 @@
 import type { PreparedDocument } from "./ingest.ts";
 import type { CompiledFilter } from "./filter.ts";
+import { RANKING } from "./rank.ts";
 
 /** The document fields every result carries (SPEC 2). */
 export interface DocumentSummary {
@@ -89,75 +90,79 @@ export async function findDocuments(db: D1Database, names: readonly string[]): P
 }
 
 /**
- * BM25 weights for the indexed columns (title, heading path, content): a query
- * word in a page title or section heading says far more about what the chunk
- * is about than the same word in running text.
+ * How many best-BM25 chunks are re-ranked. The re-ranking reads their text,
+ * so its cost is bounded by this, not by the corpus size; it is also as deep
+ * as paging goes (search.ts MAX_OFFSET).
  */
-const COLUMN_WEIGHTS = "10.0, 4.0, 1.0";
+export const RANKED_CANDIDATES = 200;
+
+/** A chunk that matched, with what the re-ranker needs to judge it. */
+export interface Candidate extends ChunkHit {
+  /** BM25 with RANKING.columnWeights, as a positive number: higher is better. */
+  bm25: number;
+  heading: string;
+  position: number;
+}
+
+interface CandidateRow extends ChunkRow {
+  heading: string;
+  position: number;
+  score: number;
+}
+
+/** Index statistics for weighing query words: in how many chunks each stem occurs, of how many. */
+export interface TermStatistics {
+  chunkCount: number;
+  chunkFrequency: Map<string, number>;
+}
 
 /**
- * How much a page's other strong chunks add to a chunk's score. A page that
- * treats the topic in several sections is more likely the page the question
- * is about than one that mentions it once in passing (an index or overview
- * page), so its chunks rank a little higher. Only the page's best few chunks
- * count, so a long page does not win merely by being long.
- */
-const PAGE_EVIDENCE_WEIGHT = 0.25;
-const PAGE_EVIDENCE_CHUNKS = 2;
-
-/** Only this many best chunks are ranked; deeper results are noise. */
-const RANKED_CANDIDATES = 250;
-
-/**
- * Chunks matching an FTS5 expression, best first. `ftsQuery` must come from
+ * The best-BM25 chunks for an FTS5 expression, and how common each of
+ * `stems` is in the index, in one round trip. `ftsQuery` must come from
  * `ftsQueryFor` (every term quoted), so user text never reaches FTS syntax.
  */
-export async function searchChunks(
+export async function fetchCandidates(
   db: D1Database,
   ftsQuery: string,
-  options: { limit: number; offset: number; filter: CompiledFilter | null },
-): Promise<ChunkHit[]> {
-  const filterSql = options.filter ? `AND (${options.filter.sql})` : "";
-  // bm25() is lower-is-better (negative), so adding the page's other scores improves a chunk's rank.
-  const { results } = await db
+  stems: readonly string[],
+  filter: CompiledFilter | null,
+): Promise<{ candidates: Candidate[]; statistics: TermStatistics }> {
+  const filterSql = filter ? `AND (${filter.sql})` : "";
+  const filterParams = filter?.params ?? [];
+  const candidates = db
     .prepare(
-      `WITH candidates AS (
-         SELECT chunks_fts.rowid AS rowid, c.document_name, bm25(chunks_fts, ${COLUMN_WEIGHTS}) AS score
-         FROM chunks_fts
-         JOIN chunks AS c ON c.rowid = chunks_fts.rowid
-         JOIN documents AS d ON d.name = c.document_name
-         WHERE chunks_fts MATCH ? ${filterSql}
-         ORDER BY score
-         LIMIT ${RANKED_CANDIDATES}
-       ), by_page AS (
-         SELECT rowid, document_name, score,
-                ROW_NUMBER() OVER (PARTITION BY document_name ORDER BY score) AS place
-         FROM candidates
-       ), page_evidence AS (
-         SELECT document_name, SUM(score) AS best_scores
-         FROM by_page WHERE place <= ${PAGE_EVIDENCE_CHUNKS}
-         GROUP BY document_name
-       ), ranked AS (
-         SELECT by_page.rowid,
-                score + ${PAGE_EVIDENCE_WEIGHT} * (best_scores - CASE WHEN place <= ${PAGE_EVIDENCE_CHUNKS} THEN score ELSE 0 END) AS rank
-         FROM by_page JOIN page_evidence USING (document_name)
-       )
-       SELECT c.document_name AS parent, c.chunk_id AS id, c.content,
-              d.uri, d.title, d.description, d.data_source, d.update_time
-       FROM ranked
-       JOIN chunks AS c ON c.rowid = ranked.rowid
+      `SELECT c.document_name AS parent, c.chunk_id AS id, c.content, c.heading, c.position,
+              d.uri, d.title, d.description, d.data_source, d.update_time,
+              bm25(chunks_fts, ${RANKING.columnWeights.map(Number).join(", ")}) AS score
+       FROM chunks_fts
+       JOIN chunks AS c ON c.rowid = chunks_fts.rowid
        JOIN documents AS d ON d.name = c.document_name
-       ORDER BY ranked.rank, c.document_name, c.position
-       LIMIT ? OFFSET ?`,
+       WHERE chunks_fts MATCH ?1 ${filterSql}
+       ORDER BY score
+       LIMIT ${RANKED_CANDIDATES}`,
     )
-    .bind(ftsQuery, ...(options.filter?.params ?? []), options.limit, options.offset)
-    .all<ChunkRow>();
-  return results.map((row) => ({
-    parent: row.parent,
-    id: row.id,
-    content: row.content,
-    document: toSummary({ ...row, name: row.parent }),
-  }));
+    .bind(ftsQuery, ...filterParams);
+  const wanted = stems.slice(0, MAX_BOUND_PARAMETERS);
+  const frequencies = db
+    .prepare(`SELECT term, doc FROM chunks_vocab WHERE term IN (${wanted.map((_, i) => `?${i + 1}`).join(", ") || "NULL"})`)
+    .bind(...wanted);
+  // max(rowid) stands in for the chunk count: exact after a fresh ingest, never smaller, and O(log n) where count(*) is O(n).
+  const size = db.prepare("SELECT coalesce(max(rowid), 0) AS n FROM chunks");
+  const [candidateRows, frequencyRows, sizeRows] = await db.batch<unknown>([candidates, frequencies, size]);
+  const chunkFrequency = new Map(((frequencyRows?.results ?? []) as { term: string; doc: number }[]).map((row) => [row.term, row.doc]));
+  const chunkCount = ((sizeRows?.results ?? [])[0] as { n: number } | undefined)?.n ?? 0;
+  return {
+    candidates: ((candidateRows?.results ?? []) as CandidateRow[]).map((row) => ({
+      parent: row.parent,
+      id: row.id,
+      content: row.content,
+      heading: row.heading,
+      position: row.position,
+      bm25: -row.score,
+      document: toSummary({ ...row, name: row.parent }),
+    })),
+    statistics: { chunkCount, chunkFrequency },
+  };
 }
 
 /** What one ingestion run did to the pages under its base URI. */

@@ -1,0 +1,48 @@
+// npm run eval:tune -- <questions.json> '<JSON list of RANKING overrides>'
+//
+// Ingests the question file's corpora once, then scores each variant of the
+// ranking weights (src/documents/rank.ts RANKING) on search alone, so a
+// weight is chosen by measurement. Not part of the product: it changes
+// RANKING in this process only.
+import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { siteFor } from "../src/documents/ingest.ts";
+import { RANKING } from "../src/documents/rank.ts";
+import { ingestDocsFolder } from "../cli/ingest-docs.ts";
+import { applyLocalMigrations, withLocalEnv } from "../cli/local-env.ts";
+import { runCli } from "../cli/run-cli.ts";
+import { evaluate, groupedFigures } from "./evaluate.ts";
+import { parseQuestionSet } from "./questions.ts";
+
+const USAGE = `usage:
+  npm run eval:tune -- <questions.json> '[{"page": 0.4}, {"coverage": 2}]'`;
+
+async function main(argv: string[]): Promise<void> {
+  const [file, variantsJson = "[{}]"] = argv;
+  if (!file) throw new Error("give a question file");
+  const set = parseQuestionSet(await readFile(file, "utf8"));
+  const variants = JSON.parse(variantsJson) as Partial<typeof RANKING>[];
+  const defaults = structuredClone(RANKING);
+  const stateDir = await mkdtemp(join(tmpdir(), "almanac-tune-"));
+  try {
+    applyLocalMigrations(stateDir);
+    await withLocalEnv(stateDir, async (env) => {
+      for (const corpus of set.corpora) await ingestDocsFolder(env.DB, corpus.dir, siteFor(corpus.baseUri), { prune: false });
+      for (const variant of variants) {
+        Object.assign(RANKING, defaults, variant);
+        const run = await evaluate(env, set.questions, { answers: false });
+        const figures = new Map(groupedFigures(run.almanac).map(({ group, figures: f }) => [group, f]));
+        const show = (group: string) => {
+          const f = figures.get(group);
+          return f ? `${group} R@5 ${f.recallAt5.toFixed(3)} MRR ${f.mrrAt10.toFixed(3)}` : "";
+        };
+        console.log(`${JSON.stringify(variant)}: ${show("all")} | ${show("keyword-aligned")} | ${show("hard kinds")} | ${show("paraphrase")}`);
+      }
+    });
+  } finally {
+    await rm(stateDir, { recursive: true, force: true });
+  }
+}
+
+runCli("eval:tune", USAGE, main);

@@ -1,0 +1,149 @@
+/**
+ * Re-ranking of BM25 candidates. BM25 alone judges each chunk by itself and
+ * rewards a chunk that repeats one query word; a person looking for the
+ * right page also asks whether the chunk covers the question's rare words,
+ * whether its page is about the topic as a whole, and whether it belongs to
+ * the site the question names. Every number here was chosen with
+ * `npm run eval` (EVALUATION.md), not guessed.
+ */
+import { stem } from "./query-text.ts";
+import type { Candidate, TermStatistics } from "./store.ts";
+
+/** The weights of the ranking, named so the evaluation can say what each one bought. */
+export const RANKING = {
+  /**
+   * BM25 weights of the indexed columns (title, heading path, content):
+   * headings say what a section is about, but a page title is shared by every
+   * chunk of the page, so a heavy title weight lets a page whose title shares
+   * one word with the question outrank the section that answers it.
+   */
+  columnWeights: [3, 3, 1] as [number, number, number],
+  /**
+   * Exponent on IDF-weighted coverage of the query's words: a chunk that
+   * answers more of the question beats one that repeats a part. Kept mild:
+   * at 1 it hurt, since long questions carry words no answer repeats.
+   */
+  coverage: 0.3,
+  /** Share of a chunk's score that comes from its page's best chunks (page-level evidence). */
+  page: 0.7,
+  /** Weight of a page's second-best chunk in the page score. */
+  pageSecond: 0.3,
+  /** Multiplier for chunks of the site the query names ("dart", "go"). */
+  namedSite: 1.6,
+  /** Each further chunk of a page already ranked is discounted by this, so the first results show several pages. */
+  samePage: 0.5,
+};
+
+/** A query word with its stem and how much it says about the topic. */
+export interface WeightedTerm {
+  stem: string;
+  weight: number;
+}
+
+/**
+ * Query words weighted by rarity (BM25's IDF over the chunks, floored at a
+ * small positive value so a very common word still counts a little).
+ */
+export function weighTerms(words: readonly string[], statistics: TermStatistics): WeightedTerm[] {
+  const n = Math.max(1, statistics.chunkCount);
+  const seen = new Set<string>();
+  const terms: WeightedTerm[] = [];
+  for (const word of words) {
+    const wordStem = stem(word);
+    if (seen.has(wordStem)) continue;
+    seen.add(wordStem);
+    const frequency = statistics.chunkFrequency.get(wordStem) ?? 0;
+    // A word no chunk contains cannot be covered; it still counts against coverage, which is what makes a question unanswerable.
+    terms.push({ stem: wordStem, weight: Math.max(0.1, Math.log(1 + (n - frequency + 0.5) / (frequency + 0.5))) });
+  }
+  return terms;
+}
+
+/** Porter stems of the words of a text, memoised per call site through `cache`. */
+export function stemsOf(text: string, cache: Map<string, string>): Set<string> {
+  const stems = new Set<string>();
+  for (const word of text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []) {
+    let wordStem = cache.get(word);
+    if (wordStem === undefined) {
+      wordStem = stem(word);
+      cache.set(word, wordStem);
+    }
+    stems.add(wordStem);
+  }
+  return stems;
+}
+
+/** Share of the query's weight that a set of stems covers, 0–1. */
+export function coverageOf(stems: ReadonlySet<string>, terms: readonly WeightedTerm[]): number {
+  let total = 0;
+  let covered = 0;
+  for (const term of terms) {
+    total += term.weight;
+    if (stems.has(term.stem)) covered += term.weight;
+  }
+  return total === 0 ? 0 : covered / total;
+}
+
+/** A candidate with its final score. */
+export interface RankedCandidate extends Candidate {
+  score: number;
+  /** IDF-weighted share of the query's words the chunk (with its title and headings) contains. */
+  coverage: number;
+}
+
+/**
+ * Orders candidates best first: each chunk's BM25, scaled by how much of
+ * the question it covers, plus its page's evidence, favouring the site the
+ * query names, then spreading the first places over several pages.
+ */
+export function rankCandidates(candidates: readonly Candidate[], terms: readonly WeightedTerm[], namedSites: ReadonlySet<string>): RankedCandidate[] {
+  if (candidates.length === 0) return [];
+  const cache = new Map<string, string>();
+  const best = Math.max(...candidates.map((candidate) => candidate.bm25)) || 1;
+  const scored = candidates.map((candidate) => {
+    const stems = stemsOf(`${candidate.document.title}\n${candidate.content}`, cache);
+    const coverage = coverageOf(stems, terms);
+    const site = namedSites.has(candidate.document.dataSource) ? RANKING.namedSite : 1;
+    return { ...candidate, coverage, score: (candidate.bm25 / best) * coverage ** RANKING.coverage * site };
+  });
+
+  const pageScores = new Map<string, number[]>();
+  for (const candidate of scored) {
+    const scores = pageScores.get(candidate.parent) ?? [];
+    scores.push(candidate.score);
+    pageScores.set(candidate.parent, scores);
+  }
+  const pageScore = new Map<string, number>();
+  for (const [parent, scores] of pageScores) {
+    scores.sort((a, b) => b - a);
+    pageScore.set(parent, (scores[0] ?? 0) + RANKING.pageSecond * (scores[1] ?? 0));
+  }
+  for (const candidate of scored) {
+    candidate.score = (1 - RANKING.page) * candidate.score + RANKING.page * (pageScore.get(candidate.parent) ?? 0);
+  }
+  scored.sort((a, b) => b.score - a.score || a.parent.localeCompare(b.parent) || a.position - b.position);
+  return spreadOverPages(scored);
+}
+
+/** Discounts each page's later chunks (score × samePage^k), then sorts again, stably. */
+function spreadOverPages(ranked: RankedCandidate[]): RankedCandidate[] {
+  const seen = new Map<string, number>();
+  const spread = ranked.map((candidate, index) => {
+    const earlier = seen.get(candidate.parent) ?? 0;
+    seen.set(candidate.parent, earlier + 1);
+    return { candidate, index, score: candidate.score * RANKING.samePage ** earlier };
+  });
+  spread.sort((a, b) => b.score - a.score || a.index - b.index);
+  return spread.map(({ candidate }) => candidate);
+}
+
+/**
+ * The data sources a query names: a site's first host label (`dart` for
+ * dart.dev, `go` for go.dev) as a word of the query.
+ *
+ * @example namedSites(["go", "modules"], ["go.dev", "dart.dev"]) // Set { "go.dev" }
+ */
+export function namedSites(words: readonly string[], dataSources: readonly string[]): Set<string> {
+  const wordSet = new Set(words.map((word) => word.toLowerCase()));
+  return new Set(dataSources.filter((source) => wordSet.has(source.split(".")[0]?.toLowerCase() ?? "")));
+}

@@ -1,0 +1,30 @@
+import type { CompiledFilter } from "./filter.ts";
+import { camelCaseParts, ftsQueryFor, queryWords, stem } from "./query-text.ts";
+import { namedSites, rankCandidates, weighTerms, type RankedCandidate, type WeightedTerm } from "./rank.ts";
+import { fetchCandidates, type ChunkHit } from "./store.ts";
+
+/** The chunks that best answer a query, best first, and the query's words as they were weighed. */
+export interface Retrieval {
+  ranked: RankedCandidate[];
+  terms: WeightedTerm[];
+}
+
+/**
+ * Finds and ranks the chunks for free user text: BM25 candidates from the
+ * FTS5 index, re-ranked (rank.ts). Search and answers both start here, so an
+ * answer is always drawn from what search ranks first.
+ */
+export async function retrieveChunks(db: D1Database, query: string, filter: CompiledFilter | null): Promise<Retrieval> {
+  const ftsQuery = ftsQueryFor(query);
+  if (!ftsQuery) return { ranked: [], terms: [] };
+  const words = [...new Set([...queryWords(query), ...camelCaseParts(query).flatMap((parts) => parts.split(" "))])];
+  const { candidates, statistics } = await fetchCandidates(db, ftsQuery, words.map(stem), filter);
+  const terms = weighTerms(words, statistics);
+  const sites = namedSites(words, [...new Set(candidates.map((candidate) => candidate.document.dataSource))]);
+  return { ranked: rankCandidates(candidates, terms, sites), terms };
+}
+
+/** A ranked chunk as search results show it: the SPEC 2.1 fields only. */
+export function toChunkHit(candidate: RankedCandidate): ChunkHit {
+  return { parent: candidate.parent, id: candidate.id, content: candidate.content, document: candidate.document };
+}
