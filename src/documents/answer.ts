@@ -1,8 +1,7 @@
 import { compileFilter } from "./filter.ts";
 import { markdownLines } from "../markdown/page.ts";
-import { queryWords } from "./query-text.ts";
-import { retrieveChunks, toChunkHit } from "./retrieve.ts";
-import type { ChunkHit } from "./store.ts";
+import { stemsOf, type RankedCandidate, type WeightedTerm } from "./rank.ts";
+import { retrieveChunks } from "./retrieve.ts";
 
 /** A grounded answer in the shape of Google's AnswerQueryResponse. */
 export interface Answer {
@@ -17,74 +16,95 @@ export const NO_GROUNDED_ANSWER =
   "No grounded answer: the documentation has nothing that answers this question. Try search_documents with other words, or check that the right documentation is ingested.";
 
 /** How many top chunks the answer may draw from. */
-const CANDIDATE_CHUNKS = 12;
+const CANDIDATE_CHUNKS = 8;
+/**
+ * The question is answerable when one of the top chunks covers at least this
+ * IDF-weighted share of its words. Low on purpose: long questions carry
+ * context no page repeats, and refusing a question the corpus answers is the
+ * worse failure (EVALUATION.md has the measurements behind the number).
+ */
+const ANSWERABLE_COVERAGE = 0.2;
+/** Only the top chunks are asked whether the question is answerable. */
+const GATE_CHUNKS = 3;
 /** At most this many sentences: an answer, not a page. */
-const MAX_SENTENCES = 5;
-/** Stop adding sentences past this length (characters). */
-const MAX_ANSWER_CHARS = 900;
+const MAX_SENTENCES = 6;
+/** Stop adding sentences past this length (characters, code included). */
+const MAX_ANSWER_CHARS = 1200;
 /** A sentence from elsewhere must score at least this share of the best one to be added. */
-const RELATIVE_SCORE_FLOOR = 0.65;
+const RELATIVE_SCORE_FLOOR = 0.55;
 /** The sentences right after the best one continue its explanation when this related. */
-const CONTINUATION_SCORE_FLOOR = 0.2;
+const CONTINUATION_SCORE_FLOOR = 0.15;
 /** How many sentences may follow the best one from its own paragraph. */
 const MAX_CONTINUATION = 2;
+/** A code block longer than this is left for get_documents: an answer shows the command, not a program. */
+const MAX_CODE_CHARS = 700;
 
 interface Sentence {
   text: string;
-  words: Set<string>;
-  /** Words of the chunk's heading path (its first line), which set the sentence's topic. */
-  headingWords: Set<string>;
-  hit: ChunkHit;
+  /** The code block this sentence introduces, fenced; it travels and is cited with the sentence. */
+  code?: string;
+  stems: Set<string>;
+  /** Stems of the chunk's heading path (its first line), which set the sentence's topic. */
+  headingStems: Set<string>;
+  hit: RankedCandidate;
   hitRank: number;
   paragraph: number;
   order: number;
+  /** The sentence ends its paragraph, so a code block right after it belongs to it. */
+  endsParagraph: boolean;
   score: number;
 }
 
+/** What kind of answer a question wants, read from its wording. */
+interface QuestionShape {
+  /** "How do I…", "command to…": the answer should show the code or command. */
+  procedural: boolean;
+  /** "X vs Y", "difference between": the answer should draw on more than one page. */
+  comparison: boolean;
+}
+
+const PROCEDURAL = /\b(how (do|can|should|would) (i|we|you)|how to|what(?:'s| is) the (command|way|flag|syntax)|command|install|set ?up|configure|connect|enable|disable|add|create|run|write|declare|define)\b/i;
+const COMPARISON = /\b(vs\.?|versus|difference|differences|differ|compared? (to|with)|or should i|which (one|should))\b/i;
+
+function shapeOf(query: string): QuestionShape {
+  return { procedural: PROCEDURAL.test(query), comparison: COMPARISON.test(query) };
+}
+
 /**
- * Answers a question by query-focused extractive synthesis: retrieve the best
- * chunks, score their sentences by the query terms they cover (weighted by
- * rarity), pick a short, non-redundant set, group them by page and cite each
- * sentence. Every word of the answer is copied from a referenced document, so
- * it needs no model and cannot invent anything.
+ * Answers a question by query-focused extractive synthesis: retrieve the
+ * best chunks (the same ranking as search), score their sentences by the
+ * rarity-weighted share of the question they cover, lead with the best one
+ * and what it introduces (its continuation, its code sample), add the best
+ * evidence of the other top pages, group by page and cite each sentence.
+ * Every word is copied from a referenced document, so it needs no model and
+ * cannot invent anything.
  */
 export async function answerQuery(db: D1Database, request: { query: string; filter?: string }): Promise<Answer> {
   const filter = compileFilter(request.filter);
   const noAnswer: Answer = { answerText: NO_GROUNDED_ANSWER, references: [], citations: [] };
-  const { ranked } = await retrieveChunks(db, request.query, filter);
-  const hits = ranked.slice(0, CANDIDATE_CHUNKS).map(toChunkHit);
-  const terms = [...new Set(queryWords(request.query).map(stem))];
-  const sentences = hits.flatMap((hit, hitRank) => sentencesOf(hit, hitRank));
-  scoreSentences(sentences, terms);
-  const chosen = chooseSentences(sentences, terms);
+  const { ranked, terms } = await retrieveChunks(db, request.query, filter);
+  const hits = ranked.slice(0, CANDIDATE_CHUNKS);
+  if (!hits.slice(0, GATE_CHUNKS).some((hit) => hit.coverage >= ANSWERABLE_COVERAGE)) return noAnswer;
+  const shape = shapeOf(request.query);
+  const cache = new Map<string, string>();
+  const sentences = hits.flatMap((hit, hitRank) => sentencesOf(hit, hitRank, shape, cache));
+  scoreSentences(sentences, terms, hits);
+  const chosen = chooseSentences(sentences, shape, hits);
   return chosen.length === 0 ? noAnswer : composeAnswer(chosen);
 }
 
-/** Light suffix stripping so "quotas", "quota" and "configuring", "configure" meet. */
-function stem(word: string): string {
-  const lower = word.toLowerCase();
-  if (lower.length <= 4) return lower;
-  return lower.replace(/(?:ations?|ings?|ed|es|s|ly|e)$/, "") || lower;
-}
-
-function wordsOf(text: string): Set<string> {
-  return new Set((text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []).map(stem));
-}
-
-/** A short code sample may ride along with the sentence that introduces it. */
-const MAX_INTRODUCED_CODE_CHARS = 320;
-
 /**
  * Readable prose of a chunk, one entry per sentence or list item. Code is
- * not prose, except that a short code block directly after a sentence ending
- * in ":" ("The port comes from PORT:") completes that sentence, so it is kept.
+ * not prose, but a short code block directly after a sentence ending in ":"
+ * ("Add it with:"), or ending its paragraph when the question asks how,
+ * completes that sentence, so it rides along.
  */
-function sentencesOf(hit: ChunkHit, hitRank: number): Sentence[] {
+function sentencesOf(hit: RankedCandidate, hitRank: number, shape: QuestionShape, cache: Map<string, string>): Sentence[] {
   // A chunk starts with its heading path, then a blank line (chunkDocument).
   const [headingPath = "", , ...bodyLines] = hit.content.split("\n");
-  const headingWords = wordsOf(headingPath);
+  const headingStems = stemsOf(headingPath, cache);
   const body = bodyLines.join("\n");
-  const blocks: { code: boolean; lines: string[] }[] = [];
+  const blocks: { code: boolean; lines: string[]; fence?: string }[] = [];
   const item = /^\s*([-*+]|\d+[.)])\s+/;
   for (const line of markdownLines(body)) {
     const skipped = line.heading || /^\s*(\||<|:::|\{%)/.test(line.text);
@@ -92,7 +112,7 @@ function sentencesOf(hit: ChunkHit, hitRank: number): Sentence[] {
     if (line.inFence) {
       if (last?.code && !/^ {0,3}(```|~~~)/.test(line.text)) last.lines.push(line.text);
       else if (last?.code) blocks.push({ code: false, lines: [] }); // the closing fence ends the block
-      else blocks.push({ code: true, lines: [] });
+      else blocks.push({ code: true, lines: [], fence: line.text.trim() });
       continue;
     }
     if (!last || last.code) blocks.push({ code: false, lines: [] });
@@ -105,19 +125,30 @@ function sentencesOf(hit: ChunkHit, hitRank: number): Sentence[] {
   for (const block of blocks) {
     const previous = sentences[sentences.length - 1];
     if (block.code) {
-      const code = block.lines.join("\n").trim();
-      if (previous?.hit === hit && previous.text.endsWith(":") && code && code.length <= MAX_INTRODUCED_CODE_CHARS) {
-        previous.text = `${previous.text}\n${code}`;
-      }
+      const code = block.lines.join("\n").replace(/^\n+|\s+$/g, "");
+      const introduces = previous && !previous.code && (previous.text.endsWith(":") || (shape.procedural && previous.endsParagraph));
+      if (introduces && code && code.length <= MAX_CODE_CHARS) previous.code = `${block.fence ?? "```"}\n${code}\n\`\`\``;
       continue;
     }
     for (const markdown of block.lines.join("\n").split(/\n\s*\n/)) {
       paragraph += 1;
-      for (const text of plainText(markdown).split(/(?<=[.!?])\s+(?=[A-Z`"'(\[*_])/)) {
-        const trimmed = text.trim();
-        if (trimmed.length < 25 || !/[\p{L}]/u.test(trimmed)) continue;
-        sentences.push({ text: trimmed, words: wordsOf(trimmed), headingWords, hit, hitRank, paragraph, order: sentences.length, score: 0 });
-      }
+      const texts = plainText(markdown)
+        .split(/(?<=[.!?])\s+(?=[A-Z`"'(\[*_])/)
+        .map((text) => text.trim())
+        .filter((text) => text.length >= 20 && /[\p{L}]/u.test(text));
+      texts.forEach((text, index) => {
+        sentences.push({
+          text,
+          stems: stemsOf(text, cache),
+          headingStems,
+          hit,
+          hitRank,
+          paragraph,
+          order: sentences.length,
+          endsParagraph: index === texts.length - 1,
+          score: 0,
+        });
+      });
     }
   }
   return sentences;
@@ -133,73 +164,81 @@ function plainText(markdown: string): string {
     .trim();
 }
 
-function scoreSentences(sentences: Sentence[], terms: string[]): void {
-  const count = sentences.length || 1;
-  const weight = new Map(
-    terms.map((term) => {
-      const frequency = sentences.filter((sentence) => sentence.words.has(term)).length;
-      return [term, Math.log(1 + count / (1 + frequency))] as const;
-    }),
-  );
+
+/**
+ * A sentence's score: the rarity-weighted share of the question it covers
+ * (a word only in its section heading counts half: the heading sets the
+ * topic), times how well its chunk ranked. Questions in the docs ("Ask: how
+ * does X work?") restate the query and answer nothing; a list item starting
+ * in lower case is a fragment of the sentence above it.
+ */
+function scoreSentences(sentences: Sentence[], terms: readonly WeightedTerm[], hits: readonly RankedCandidate[]): void {
+  const total = terms.reduce((sum, term) => sum + term.weight, 0) || 1;
+  const topScore = hits[0]?.score || 1;
   for (const sentence of sentences) {
-    const { headingWords } = sentence;
-    let score = 0;
     let covered = 0;
+    let own = 0;
     for (const term of terms) {
-      if (sentence.words.has(term)) {
-        score += weight.get(term) ?? 0;
-        covered += 1;
-      } else if (headingWords.has(term)) {
-        // A term in the section heading grounds the sentence's topic, at a discount.
-        score += 0.8 * (weight.get(term) ?? 0);
+      if (sentence.stems.has(term.stem) || (sentence.code && sentence.code.toLowerCase().includes(term.stem))) {
+        covered += term.weight;
+        own += 1;
+      } else if (sentence.headingStems.has(term.stem)) {
+        covered += 0.5 * term.weight;
       }
     }
-    if (covered === 0) continue;
-    const coverage = covered / terms.length;
+    if (own === 0) continue;
     const lengthPenalty = sentence.text.length > 400 ? 0.7 : 1;
-    // A question in the docs ("Ask: how does X work?") restates the query; it answers nothing.
-    const questionPenalty = sentence.text.includes("?") ? 0.3 : 1;
-    // A list item starting in lower case finishes a sentence begun above it; alone it reads as a fragment.
-    const fragmentPenalty = /^\p{Ll}/u.test(sentence.text) ? 0.5 : 1;
-    const retrievalPrior = 1 / (1 + 0.3 * sentence.hitRank);
-    sentence.score = score * (0.5 + coverage) * lengthPenalty * questionPenalty * fragmentPenalty * retrievalPrior;
+    const questionPenalty = sentence.text.endsWith("?") ? 0.3 : 1;
+    const fragmentPenalty = /^\p{Ll}/u.test(sentence.text) ? 0.6 : 1;
+    const chunkPrior = Math.sqrt(Math.max(0.05, sentence.hit.score / topScore));
+    sentence.score = (covered / total) * chunkPrior * lengthPenalty * questionPenalty * fragmentPenalty;
   }
 }
 
 /**
  * The best sentence leads, followed by the sentences that continue it in its
- * paragraph (an explanation rarely fits one sentence); then the strongest
- * other sentences, each penalised by its overlap with what is already chosen
- * (maximal marginal relevance), so the answer does not repeat itself.
+ * paragraph; the best sentence of the top-ranked page is always there (search
+ * ranks pages better than single sentences can); a comparison gets the best
+ * sentence of each of the top pages; then the strongest other sentences,
+ * each penalised by its overlap with what is already chosen (maximal marginal
+ * relevance), so the answer does not repeat itself.
  */
-function chooseSentences(sentences: Sentence[], terms: string[]): Sentence[] {
+function chooseSentences(sentences: Sentence[], shape: QuestionShape, hits: readonly RankedCandidate[]): Sentence[] {
   const candidates = sentences.filter((sentence) => sentence.score > 0).sort((a, b) => b.score - a.score);
   const best = candidates[0];
   if (!best) return [];
-  // The best sentence must speak to a real part of the question, or nothing does.
-  const bestCoverage = terms.filter((term) => best.words.has(term) || best.headingWords.has(term)).length;
-  if (bestCoverage < Math.max(1, Math.ceil(terms.length * 0.4))) return [];
   const chosen: Sentence[] = [best];
+  const lengthOf = (list: readonly Sentence[]) => list.reduce((sum, sentence) => sum + sentence.text.length + (sentence.code?.length ?? 0), 0);
+  const add = (sentence: Sentence | undefined) => {
+    if (sentence && !chosen.includes(sentence) && chosen.length < MAX_SENTENCES && lengthOf(chosen) < MAX_ANSWER_CHARS) chosen.push(sentence);
+  };
   const continuation = sentences.filter(
     (sentence) => sentence.hit === best.hit && sentence.paragraph === best.paragraph && sentence.order > best.order,
   );
   for (const next of continuation.slice(0, MAX_CONTINUATION)) {
-    if (next.score < CONTINUATION_SCORE_FLOOR * best.score) break;
-    chosen.push(next);
+    if (next.score < CONTINUATION_SCORE_FLOOR * best.score && !best.text.endsWith(":")) break;
+    add(next);
   }
-  let length = chosen.reduce((sum, sentence) => sum + sentence.text.length, 0);
+  const bestOfPage = (parent: string | undefined) => candidates.find((sentence) => sentence.hit.parent === parent);
+  add(bestOfPage(hits[0]?.parent));
+  if (shape.comparison) {
+    const pages = [...new Set(hits.map((hit) => hit.parent))].slice(0, 3);
+    for (const page of pages) {
+      const sentence = bestOfPage(page);
+      if (sentence && sentence.score >= 0.4 * best.score) add(sentence);
+    }
+  }
   for (const candidate of candidates) {
-    if (chosen.length >= MAX_SENTENCES || length >= MAX_ANSWER_CHARS) break;
+    if (chosen.length >= MAX_SENTENCES || lengthOf(chosen) >= MAX_ANSWER_CHARS) break;
     if (chosen.includes(candidate)) continue;
-    const redundancy = Math.max(0, ...chosen.map((picked) => overlap(picked.words, candidate.words)));
+    const redundancy = Math.max(0, ...chosen.map((picked) => overlap(picked.stems, candidate.stems)));
     if (candidate.score * (1 - 0.8 * redundancy) < RELATIVE_SCORE_FLOOR * best.score) continue;
-    chosen.push(candidate);
-    length += candidate.text.length;
+    add(candidate);
   }
   return chosen;
 }
 
-function overlap(a: Set<string>, b: Set<string>): number {
+function overlap(a: ReadonlySet<string>, b: ReadonlySet<string>): number {
   let shared = 0;
   for (const word of a) if (b.has(word)) shared += 1;
   return shared / Math.max(1, Math.min(a.size, b.size));
@@ -211,21 +250,23 @@ function composeAnswer(chosen: Sentence[]): Answer {
   for (const sentence of chosen) if (!references.includes(sentence.hit.parent)) references.push(sentence.hit.parent);
   const encoder = new TextEncoder();
   const citations: Answer["citations"] = [];
-  const paragraphs: string[] = [];
+  let answerText = "";
   let bytes = 0;
+  const append = (text: string) => {
+    answerText += text;
+    bytes += encoder.encode(text).byteLength;
+  };
   references.forEach((parent, referenceIndex) => {
     // Selection order: the best sentence and its continuation lead, then by relevance.
     const group = chosen.filter((sentence) => sentence.hit.parent === parent);
-    if (paragraphs.length > 0) bytes += encoder.encode("\n\n").byteLength;
-    const parts: string[] = [];
-    for (const sentence of group) {
-      if (parts.length > 0) bytes += 1; // the joining space
-      const length = encoder.encode(sentence.text).byteLength;
-      citations.push({ startIndex: bytes, endIndex: bytes + length, sources: [{ referenceIndex }] });
-      bytes += length;
-      parts.push(sentence.text);
-    }
-    paragraphs.push(parts.join(" "));
+    if (answerText) append("\n\n");
+    group.forEach((sentence, index) => {
+      // Sentences of a page run on; a code block stands on lines of its own, cited with the sentence that introduces it.
+      if (index > 0) append(group[index - 1]?.code ? "\n\n" : " ");
+      const startIndex = bytes;
+      append(sentence.code ? `${sentence.text}\n\n${sentence.code}` : sentence.text);
+      citations.push({ startIndex, endIndex: bytes, sources: [{ referenceIndex }] });
+    });
   });
-  return { answerText: paragraphs.join("\n\n"), references, citations };
+  return { answerText, references, citations };
 }
