@@ -18,7 +18,7 @@ export interface QuestionOutcome {
   /** 1-based place of the first chunk from a relevant page within DEPTH; 0 when none. */
   firstRelevant: number;
   answer?: { answered: boolean; referenceHit: boolean; factFound: boolean | null; text: string; references: string[] };
-  /** Baseline only: whether the fact is in its top chunk. */
+  /** Whether the fact is in the top search result's chunk. */
   factInTopChunk?: boolean | null;
 }
 
@@ -40,7 +40,14 @@ export async function evaluate(env: Env, questions: readonly Question[], options
   for (const question of questions) {
     const search = await searchDocumentsTool.run(env, { query: question.query, pageSize: DEPTH });
     const ranked = search.structured.results.map((hit) => hit.parent);
-    const outcome: QuestionOutcome = { id: question.id, kind: question.kind, query: question.query, ranked, firstRelevant: firstRelevant(ranked, question) };
+    const outcome: QuestionOutcome = {
+      id: question.id,
+      kind: question.kind,
+      query: question.query,
+      ranked,
+      firstRelevant: firstRelevant(ranked, question),
+      factInTopChunk: question.fact ? containsFact(search.structured.results[0]?.content ?? "", question.fact) : null,
+    };
     if (options.answers !== false) {
       const { structured } = await answerQueryTool.run(env, { query: question.query });
       outcome.answer = {
@@ -91,6 +98,8 @@ export interface Figures {
   recallAt5: number;
   recallAt10: number;
   mrrAt10: number;
+  /** Share of fact questions whose fact is in the top chunk (the measure both systems have). */
+  factInTopChunk?: number;
   /** answer_query (Almanac only): share answered, share whose references include a right page, share with the fact. */
   answered?: number;
   referenceHit?: number;
@@ -106,7 +115,7 @@ export function figuresOf(outcomes: readonly QuestionOutcome[]): Figures {
   const unanswerable = outcomes.filter((outcome) => outcome.kind === "unanswerable");
   const share = (list: readonly QuestionOutcome[], test: (outcome: QuestionOutcome) => boolean) =>
     list.length === 0 ? 0 : list.filter(test).length / list.length;
-  const withFact = answerable.filter((outcome) => outcome.answer ? outcome.answer.factFound !== null : outcome.factInTopChunk !== null && outcome.factInTopChunk !== undefined);
+  const withFact = answerable.filter((outcome) => outcome.factInTopChunk !== null && outcome.factInTopChunk !== undefined);
   const answered = answerable.filter((outcome) => outcome.answer);
   const figures: Figures = {
     questions: answerable.length,
@@ -114,9 +123,10 @@ export function figuresOf(outcomes: readonly QuestionOutcome[]): Figures {
     recallAt10: share(answerable, (outcome) => outcome.firstRelevant >= 1),
     mrrAt10: answerable.length === 0 ? 0 : answerable.reduce((sum, outcome) => sum + (outcome.firstRelevant ? 1 / outcome.firstRelevant : 0), 0) / answerable.length,
     factQuestions: withFact.length,
-    factRate: share(withFact, (outcome) => (outcome.answer ? outcome.answer.factFound === true : outcome.factInTopChunk === true)),
+    factInTopChunk: share(withFact, (outcome) => outcome.factInTopChunk === true),
   };
   if (answered.length > 0) {
+    figures.factRate = share(withFact, (outcome) => outcome.answer?.factFound === true);
     figures.answered = share(answered, (outcome) => outcome.answer?.answered === true);
     figures.referenceHit = share(answered, (outcome) => outcome.answer?.referenceHit === true);
   }

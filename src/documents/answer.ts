@@ -26,16 +26,28 @@ const CANDIDATE_CHUNKS = 8;
 const ANSWERABLE_COVERAGE = 0.2;
 /** Only the top chunks are asked whether the question is answerable. */
 const GATE_CHUNKS = 3;
-/** At most this many sentences: an answer, not a page. */
-const MAX_SENTENCES = 6;
-/** Stop adding sentences past this length (characters, code included). */
-const MAX_ANSWER_CHARS = 1200;
-/** A sentence from elsewhere must score at least this share of the best one to be added. */
-const RELATIVE_SCORE_FLOOR = 0.55;
-/** The sentences right after the best one continue its explanation when this related. */
-const CONTINUATION_SCORE_FLOOR = 0.15;
-/** How many sentences may follow the best one from its own paragraph. */
-const MAX_CONTINUATION = 2;
+/** Weights of sentence choice, named so `npm run eval:tune` can vary them. */
+export const ANSWERING = {
+  /** Multiplier for sentences with inline code, a number or a code block of their own. */
+  concreteBonus: 1.3,
+  /** The best sentence's continuation may run into the next paragraphs of its chunk. */
+  crossParagraphs: true,
+  /** Weight of a sentence's centrality to the top chunks, beside its coverage of the question. */
+  centroid: 0.5,
+  /** How many top chunks define what the answer is about. */
+  centroidChunks: 3,
+  /** At most this many sentences: an answer, not a page. */
+  maxSentences: 8,
+  /** Stop adding sentences past this length (characters, code included). */
+  maxChars: 1600,
+  /** A sentence from elsewhere must score at least this share of the best one to be added. */
+  relativeFloor: 0.35,
+  /** The sentences right after the best one continue its explanation when this related. */
+  continuationFloor: 0,
+  /** How many sentences may follow the best one. */
+  maxContinuation: 3,
+};
+
 /** A code block longer than this is left for get_documents: an answer shows the command, not a program. */
 const MAX_CODE_CHARS = 700;
 
@@ -107,7 +119,8 @@ function sentencesOf(hit: RankedCandidate, hitRank: number, shape: QuestionShape
   const blocks: { code: boolean; lines: string[]; fence?: string }[] = [];
   const item = /^\s*([-*+]|\d+[.)])\s+/;
   for (const line of markdownLines(body)) {
-    const skipped = line.heading || /^\s*(\||<|:::|\{%)/.test(line.text);
+    // Link reference definitions ("[Future]: /libraries/…") are link targets, not text.
+    const skipped = line.heading || /^\s*(<|:::|\{%|\[[^\]]+\]:\s)/.test(line.text) || TABLE_SEPARATOR.test(line.text);
     const last = blocks[blocks.length - 1];
     if (line.inFence) {
       if (last?.code && !/^ {0,3}(```|~~~)/.test(line.text)) last.lines.push(line.text);
@@ -117,8 +130,10 @@ function sentencesOf(hit: RankedCandidate, hitRank: number, shape: QuestionShape
     }
     if (!last || last.code) blocks.push({ code: false, lines: [] });
     const prose = blocks[blocks.length - 1] as { lines: string[] };
-    // List items stand alone; other lines continue their paragraph.
-    prose.lines.push(skipped ? "" : item.test(line.text) ? `\n${line.text.replace(item, "")}` : line.text);
+    // List items and table rows stand alone; other lines continue their paragraph.
+    if (skipped) prose.lines.push("");
+    else if (TABLE_ROW.test(line.text)) prose.lines.push("", tableRowText(line.text), "");
+    else prose.lines.push(item.test(line.text) ? `\n${line.text.replace(item, "")}` : line.text);
   }
   const sentences: Sentence[] = [];
   let paragraph = 0;
@@ -154,6 +169,15 @@ function sentencesOf(hit: RankedCandidate, hitRank: number, shape: QuestionShape
   return sentences;
 }
 
+const TABLE_ROW = /^\s*\|.*\|\s*$/;
+const TABLE_SEPARATOR = /^\s*\|?\s*:?-{3,}:?\s*(\|\s*:?-{3,}:?\s*)*\|?\s*$/;
+
+/** A table row read as a line of text: its cells joined, so "| `PORT` | 8787 | the port |" can answer a question. */
+function tableRowText(row: string): string {
+  const cells = row.trim().replace(/^\||\|$/g, "").split("|").map((cell) => cell.trim()).filter(Boolean);
+  return `${cells.join(" — ")}.`;
+}
+
 /** Markdown reduced to what reads well inline: links become their text. */
 function plainText(markdown: string): string {
   return markdown
@@ -175,6 +199,7 @@ function plainText(markdown: string): string {
 function scoreSentences(sentences: Sentence[], terms: readonly WeightedTerm[], hits: readonly RankedCandidate[]): void {
   const total = terms.reduce((sum, term) => sum + term.weight, 0) || 1;
   const topScore = hits[0]?.score || 1;
+  const centrality = centralityOf(sentences, hits);
   for (const sentence of sentences) {
     let covered = 0;
     let own = 0;
@@ -186,13 +211,54 @@ function scoreSentences(sentences: Sentence[], terms: readonly WeightedTerm[], h
         covered += 0.5 * term.weight;
       }
     }
-    if (own === 0) continue;
+    if (own === 0 && ANSWERING.centroid === 0) continue;
     const lengthPenalty = sentence.text.length > 400 ? 0.7 : 1;
     const questionPenalty = sentence.text.endsWith("?") ? 0.3 : 1;
     const fragmentPenalty = /^\p{Ll}/u.test(sentence.text) ? 0.6 : 1;
     const chunkPrior = Math.sqrt(Math.max(0.05, sentence.hit.score / topScore));
-    sentence.score = (covered / total) * chunkPrior * lengthPenalty * questionPenalty * fragmentPenalty;
+    // A sentence naming something concrete (code, a number, a flag) is more often the answer than one restating the question.
+    const concreteBonus = sentence.code || /`[^`]+`|\d/.test(sentence.text) ? ANSWERING.concreteBonus : 1;
+    const relevance = covered / total + ANSWERING.centroid * (centrality.get(sentence) ?? 0);
+    sentence.score = relevance * chunkPrior * lengthPenalty * questionPenalty * fragmentPenalty * concreteBonus;
   }
+}
+
+/**
+ * How central a sentence is to what the top chunks are about (0–1): its
+ * overlap with their salient words, weighted by how often the top chunks use
+ * a word and how rare it is among all candidate sentences. A paraphrased
+ * question shares few words with its answer ("events pile up before anyone
+ * listens"), but the answer is what the top chunks keep talking about
+ * (`onListen`); this is centroid-based extractive summarisation.
+ */
+function centralityOf(sentences: readonly Sentence[], hits: readonly RankedCandidate[]): Map<Sentence, number> {
+  const top = new Set(hits.slice(0, ANSWERING.centroidChunks).map((hit) => hit.parent + "#" + hit.id));
+  const sentenceFrequency = new Map<string, number>();
+  const topFrequency = new Map<string, number>();
+  for (const sentence of sentences) {
+    const inTop = top.has(sentence.hit.parent + "#" + sentence.hit.id);
+    for (const word of sentence.stems) {
+      sentenceFrequency.set(word, (sentenceFrequency.get(word) ?? 0) + 1);
+      if (inTop) topFrequency.set(word, (topFrequency.get(word) ?? 0) + 1);
+    }
+  }
+  const count = sentences.length || 1;
+  const raw = new Map<Sentence, number>();
+  let max = 0;
+  for (const sentence of sentences) {
+    let weight = 0;
+    for (const word of sentence.stems) {
+      const inTop = topFrequency.get(word) ?? 0;
+      // A word only this sentence uses says nothing about the chunks' topic.
+      if (inTop < 2) continue;
+      weight += inTop * Math.log(count / (sentenceFrequency.get(word) ?? 1));
+    }
+    const score = weight / Math.sqrt(Math.max(8, sentence.stems.size));
+    raw.set(sentence, score);
+    max = Math.max(max, score);
+  }
+  for (const [sentence, score] of raw) raw.set(sentence, max === 0 ? 0 : score / max);
+  return raw;
 }
 
 /**
@@ -210,13 +276,13 @@ function chooseSentences(sentences: Sentence[], shape: QuestionShape, hits: read
   const chosen: Sentence[] = [best];
   const lengthOf = (list: readonly Sentence[]) => list.reduce((sum, sentence) => sum + sentence.text.length + (sentence.code?.length ?? 0), 0);
   const add = (sentence: Sentence | undefined) => {
-    if (sentence && !chosen.includes(sentence) && chosen.length < MAX_SENTENCES && lengthOf(chosen) < MAX_ANSWER_CHARS) chosen.push(sentence);
+    if (sentence && !chosen.includes(sentence) && chosen.length < ANSWERING.maxSentences && lengthOf(chosen) < ANSWERING.maxChars) chosen.push(sentence);
   };
   const continuation = sentences.filter(
-    (sentence) => sentence.hit === best.hit && sentence.paragraph === best.paragraph && sentence.order > best.order,
+    (sentence) => sentence.hit === best.hit && (ANSWERING.crossParagraphs || sentence.paragraph === best.paragraph) && sentence.order > best.order,
   );
-  for (const next of continuation.slice(0, MAX_CONTINUATION)) {
-    if (next.score < CONTINUATION_SCORE_FLOOR * best.score && !best.text.endsWith(":")) break;
+  for (const next of continuation.slice(0, ANSWERING.maxContinuation)) {
+    if (next.score < ANSWERING.continuationFloor * best.score && !best.text.endsWith(":")) break;
     add(next);
   }
   const bestOfPage = (parent: string | undefined) => candidates.find((sentence) => sentence.hit.parent === parent);
@@ -229,10 +295,10 @@ function chooseSentences(sentences: Sentence[], shape: QuestionShape, hits: read
     }
   }
   for (const candidate of candidates) {
-    if (chosen.length >= MAX_SENTENCES || lengthOf(chosen) >= MAX_ANSWER_CHARS) break;
+    if (chosen.length >= ANSWERING.maxSentences || lengthOf(chosen) >= ANSWERING.maxChars) break;
     if (chosen.includes(candidate)) continue;
     const redundancy = Math.max(0, ...chosen.map((picked) => overlap(picked.stems, candidate.stems)));
-    if (candidate.score * (1 - 0.8 * redundancy) < RELATIVE_SCORE_FLOOR * best.score) continue;
+    if (candidate.score * (1 - 0.8 * redundancy) < ANSWERING.relativeFloor * best.score) continue;
     add(candidate);
   }
   return chosen;
