@@ -1,12 +1,13 @@
 // npm run eval -- <questions.json> [--corpus DIR --base-uri URL …] [--no-answers] [--out FILE] [--misses]
 //
-// Ingests the corpora into a scratch local database with the real ingestion
-// code, asks every question through the real tools and through a plain BM25
+// Ingests the corpora (and, as npm start does, the default corpus) into a
+// scratch local database with the real ingestion code, asks every question through the real tools and through a plain BM25
 // baseline over the same chunks, and prints both side by side.
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
+import { DEFAULT_CORPUS } from "../src/documents/default-corpus.ts";
 import { siteFor } from "../src/documents/ingest.ts";
 import { ingestDocsFolder } from "../cli/ingest-docs.ts";
 import { applyLocalMigrations, withLocalEnv } from "../cli/local-env.ts";
@@ -46,7 +47,11 @@ async function main(argv: string[]): Promise<void> {
   try {
     applyLocalMigrations(stateDir);
     const run = await withLocalEnv(stateDir, async (env) => {
-      for (const corpus of corpora) {
+      // As `npm start` serves them: Almanac's own pages are always there beside the user's.
+      const withDefault = corpora.some((corpus) => corpus.baseUri === DEFAULT_CORPUS.baseUri)
+        ? corpora
+        : [...corpora, { dir: DEFAULT_CORPUS.dir, baseUri: DEFAULT_CORPUS.baseUri }];
+      for (const corpus of withDefault) {
         const started = performance.now();
         const result = await ingestDocsFolder(env.DB, corpus.dir, siteFor(corpus.baseUri), { prune: false });
         console.error(`eval: ingested ${corpus.dir} as ${corpus.baseUri}: ${result.added.length} pages in ${((performance.now() - started) / 1000).toFixed(1)} s`);
@@ -54,6 +59,7 @@ async function main(argv: string[]): Promise<void> {
       return evaluate(env, set.questions, { answers: !values["no-answers"] });
     });
     printReport(file, corpora, run);
+    printCrowding(corpora, run);
     if (values.misses) printMisses(run);
     if (values.out) await writeFile(values.out, `${JSON.stringify(run, null, 2)}\n`);
   } finally {
@@ -77,6 +83,15 @@ function printReport(file: string, corpora: readonly EvalCorpus[], run: Evaluati
       `| ${group} | ${n} | ${fixed(base.recallAt5)} | ${fixed(figures.recallAt5)} | ${fixed(base.recallAt10)} | ${fixed(figures.recallAt10)} | ${fixed(base.mrrAt10)} | ${fixed(figures.mrrAt10)} | ${facts(base.factInTopChunk)} | ${facts(figures.factInTopChunk)} | ${fixed(figures.answered)} | ${fixed(figures.referenceHit)} | ${facts(figures.factRate)} | ${fixed(figures.declined)} |`,
     );
   }
+}
+
+/** How often Almanac's own pages reach the top 3 of questions about the user's documentation. */
+function printCrowding(corpora: readonly EvalCorpus[], run: EvaluationRun): void {
+  if (corpora.some((corpus) => corpus.baseUri === DEFAULT_CORPUS.baseUri)) return;
+  const prefix = `documents/${DEFAULT_CORPUS.baseUri.replace(/^https?:\/\//, "")}`;
+  const crowded = (outcomes: EvaluationRun["almanac"]) => outcomes.filter((outcome) => outcome.ranked.slice(0, 3).some((name) => name.startsWith(prefix))).length;
+  console.log("");
+  console.log(`default corpus in the top 3: BM25 ${crowded(run.baseline)} of ${run.baseline.length} questions, Almanac ${crowded(run.almanac)} of ${run.almanac.length}`);
 }
 
 /** Questions where Almanac's first right page comes later than the baseline's, or where the answer misses. */

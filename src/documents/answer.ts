@@ -94,7 +94,7 @@ function shapeOf(query: string): QuestionShape {
 export async function answerQuery(db: D1Database, request: { query: string; filter?: string }): Promise<Answer> {
   const filter = compileFilter(request.filter);
   const noAnswer: Answer = { answerText: NO_GROUNDED_ANSWER, references: [], citations: [] };
-  const { ranked, terms } = await retrieveChunks(db, request.query, filter);
+  const { ranked, terms } = await retrieveChunks(db, request.query, { source: request.filter, compiled: filter });
   const hits = ranked.slice(0, CANDIDATE_CHUNKS);
   if (!hits.slice(0, GATE_CHUNKS).some((hit) => hit.coverage >= ANSWERABLE_COVERAGE)) return noAnswer;
   const shape = shapeOf(request.query);

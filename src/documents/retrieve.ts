@@ -1,3 +1,4 @@
+import { DEFAULT_CORPUS } from "./default-corpus.ts";
 import type { CompiledFilter } from "./filter.ts";
 import { camelCaseParts, ftsQueryFor, queryWords, stem } from "./query-text.ts";
 import { namedSites, rankCandidates, weighTerms, type RankedCandidate, type WeightedTerm } from "./rank.ts";
@@ -14,14 +15,26 @@ export interface Retrieval {
  * FTS5 index, re-ranked (rank.ts). Search and answers both start here, so an
  * answer is always drawn from what search ranks first.
  */
-export async function retrieveChunks(db: D1Database, query: string, filter: CompiledFilter | null): Promise<Retrieval> {
+export async function retrieveChunks(db: D1Database, query: string, filter: { source?: string; compiled: CompiledFilter | null }): Promise<Retrieval> {
   const ftsQuery = ftsQueryFor(query);
   if (!ftsQuery) return { ranked: [], terms: [] };
   const words = [...new Set([...queryWords(query), ...camelCaseParts(query).flatMap((parts) => parts.split(" "))])];
-  const { candidates, statistics } = await fetchCandidates(db, ftsQuery, words.map(stem), filter);
+  const unlessAlone = asksAboutAlmanac(words, filter.source) ? undefined : DEFAULT_CORPUS.baseUri;
+  const { candidates, statistics } = await fetchCandidates(db, ftsQuery, words.map(stem), { filter: filter.compiled, unlessAlone });
   const terms = weighTerms(words, statistics);
   const sites = namedSites(words, [...new Set(candidates.map((candidate) => candidate.document.dataSource))]);
   return { ranked: rankCandidates(candidates, terms, sites), terms };
+}
+
+/**
+ * Almanac's own pages (the default corpus) answer questions about Almanac;
+ * beside a user's documentation they would crowd its results (a question
+ * about Dart's "search" or "quota" is not about Almanac's). So they take part
+ * only while they are the only pages, or when the query names Almanac, or
+ * the filter names their site.
+ */
+function asksAboutAlmanac(words: readonly string[], filter: string | undefined): boolean {
+  return words.includes("almanac") || (filter ?? "").includes(DEFAULT_CORPUS.dataSource);
 }
 
 /** A ranked chunk as search results show it: the SPEC 2.1 fields only. */

@@ -29,7 +29,7 @@ export async function searchDocuments(db: D1Database, request: SearchRequest): P
   const pageSize = request.pageSize ?? DEFAULT_PAGE_SIZE;
   const filter = compileFilter(request.filter);
   const offset = request.pageToken ? decodePageToken(request.pageToken, await pageTokenKey(request.query, request.filter)) : 0;
-  const { ranked } = await retrieveChunks(db, request.query, filter);
+  const { ranked } = await retrieveChunks(db, request.query, { source: request.filter, compiled: filter });
   const results = ranked.slice(offset, offset + pageSize).map(toChunkHit);
   const nextOffset = offset + pageSize;
   if (ranked.length <= nextOffset || nextOffset >= MAX_OFFSET) return { results };

@@ -118,17 +118,21 @@ export interface TermStatistics {
 
 /**
  * The best-BM25 chunks for an FTS5 expression, and how common each of
- * `stems` is in the index, in one round trip. `ftsQuery` must come from
+ * `stems` is in the index, in one round trip. With `unlessAlone`, pages
+ * ingested under that base URI take part only when no other pages exist. `ftsQuery` must come from
  * `ftsQueryFor` (every term quoted), so user text never reaches FTS syntax.
  */
 export async function fetchCandidates(
   db: D1Database,
   ftsQuery: string,
   stems: readonly string[],
-  filter: CompiledFilter | null,
+  options: { filter: CompiledFilter | null; unlessAlone?: string },
 ): Promise<{ candidates: Candidate[]; statistics: TermStatistics }> {
+  const { filter, unlessAlone } = options;
   const filterSql = filter ? `AND (${filter.sql})` : "";
-  const filterParams = filter?.params ?? [];
+  // The pages of `unlessAlone` only match while no other base URI has pages (one indexed look-up, evaluated once).
+  const aloneSql = unlessAlone ? "AND (d.base_uri != ? OR NOT EXISTS (SELECT 1 FROM documents WHERE base_uri != ?))" : "";
+  const params = [...(filter?.params ?? []), ...(unlessAlone ? [unlessAlone, unlessAlone] : [])];
   const candidates = db
     .prepare(
       `SELECT c.document_name AS parent, c.chunk_id AS id, c.content, c.heading, c.position,
@@ -137,11 +141,11 @@ export async function fetchCandidates(
        FROM chunks_fts
        JOIN chunks AS c ON c.rowid = chunks_fts.rowid
        JOIN documents AS d ON d.name = c.document_name
-       WHERE chunks_fts MATCH ?1 ${filterSql}
+       WHERE chunks_fts MATCH ?1 ${filterSql} ${aloneSql}
        ORDER BY score
        LIMIT ${RANKED_CANDIDATES}`,
     )
-    .bind(ftsQuery, ...filterParams);
+    .bind(ftsQuery, ...params);
   const wanted = stems.slice(0, MAX_BOUND_PARAMETERS);
   const frequencies = db
     .prepare(`SELECT term, doc FROM chunks_vocab WHERE term IN (${wanted.map((_, i) => `?${i + 1}`).join(", ") || "NULL"})`)
