@@ -55,6 +55,7 @@ interface Sentence {
   text: string;
   /** The code block this sentence introduces, fenced; it travels and is cited with the sentence. */
   code?: string;
+  codeStems?: Set<string>;
   stems: Set<string>;
   /** Stems of the chunk's heading path (its first line), which set the sentence's topic. */
   headingStems: Set<string>;
@@ -142,7 +143,10 @@ function sentencesOf(hit: RankedCandidate, hitRank: number, shape: QuestionShape
     if (block.code) {
       const code = block.lines.join("\n").replace(/^\n+|\s+$/g, "");
       const introduces = previous && !previous.code && (previous.text.endsWith(":") || (shape.procedural && previous.endsParagraph));
-      if (introduces && code && code.length <= MAX_CODE_CHARS) previous.code = `${block.fence ?? "```"}\n${code}\n\`\`\``;
+      if (introduces && code && code.length <= MAX_CODE_CHARS) {
+        previous.code = `${block.fence ?? "```"}\n${code}\n\`\`\``;
+        previous.codeStems = stemsOf(code, cache);
+      }
       continue;
     }
     for (const markdown of block.lines.join("\n").split(/\n\s*\n/)) {
@@ -204,10 +208,11 @@ function scoreSentences(sentences: Sentence[], terms: readonly WeightedTerm[], h
     let covered = 0;
     let own = 0;
     for (const term of terms) {
-      if (sentence.stems.has(term.stem) || (sentence.code && sentence.code.toLowerCase().includes(term.stem))) {
+      if (sentence.stems.has(term.stem)) {
         covered += term.weight;
         own += 1;
-      } else if (sentence.headingStems.has(term.stem)) {
+      } else if (sentence.headingStems.has(term.stem) || sentence.codeStems?.has(term.stem)) {
+        // The section heading sets the sentence's topic; the code it introduces is what it says: both count half.
         covered += 0.5 * term.weight;
       }
     }

@@ -9,7 +9,9 @@ const STOPWORDS = new Set(
     "a about all also an and any are as at be been being between but by can could do does did doing for from " +
     "get gets getting got happen happens happened has have how i if in into is it its just me my need needs " +
     "not of on or our out should so some than that the their them then there these this those to up use used " +
-    "using was way we were what when where which who whom why will with would you your"
+    "using was way we were what when where which who whom why will with would you your " +
+    // Words people pad questions with: "I really want to know how many…", "tried something".
+    "actually anything currently know many much please possible really something somehow tell thing things tried trying want wanted wants"
   ).split(" "),
 );
 
@@ -23,6 +25,14 @@ const MAX_QUERY_TERMS = 32;
  * such as get_documents, NOT_FOUND, mcp-remote or wrangler.toml stay one term.
  */
 const TERM = /[\p{L}\p{N}]+(?:[_.-][\p{L}\p{N}]+)*/gu;
+
+/** A term with `_`, `.` or `-` inside: an identifier, file or command name. */
+export const IDENTIFIER = /[\p{L}\p{N}]+(?:[_.-][\p{L}\p{N}]+)+/gu;
+
+/** The identifiers among a query's terms, lower-cased. */
+export function queryIdentifiers(text: string): string[] {
+  return queryTerms(text).filter((term) => /[_.-]/.test(term));
+}
 
 function isTopical(word: string): boolean {
   return !STOPWORDS.has(word) && (word.length > 1 || /\p{N}/u.test(word));

@@ -6,7 +6,7 @@
  * the site the question names. Every number here was chosen with
  * `npm run eval` (EVALUATION.md), not guessed.
  */
-import { stem } from "./query-text.ts";
+import { IDENTIFIER, stem } from "./query-text.ts";
 import type { Candidate, TermStatistics } from "./store.ts";
 
 /** The weights of the ranking, named so the evaluation can say what each one bought. */
@@ -44,25 +44,37 @@ export interface WeightedTerm {
  * Query words weighted by rarity (BM25's IDF over the chunks, floored at a
  * small positive value so a very common word still counts a little).
  */
-export function weighTerms(words: readonly string[], statistics: TermStatistics): WeightedTerm[] {
+export function weighTerms(words: readonly string[], identifiers: readonly string[], statistics: TermStatistics): WeightedTerm[] {
   const n = Math.max(1, statistics.chunkCount);
+  const idf = (frequency: number) => Math.max(0.1, Math.log(1 + (n - frequency + 0.5) / (frequency + 0.5)));
   const seen = new Set<string>();
   const terms: WeightedTerm[] = [];
   for (const word of words) {
     const wordStem = stem(word);
     if (seen.has(wordStem)) continue;
     seen.add(wordStem);
-    const frequency = statistics.chunkFrequency.get(wordStem) ?? 0;
     // A word no chunk contains cannot be covered; it still counts against coverage, which is what makes a question unanswerable.
-    terms.push({ stem: wordStem, weight: Math.max(0.1, Math.log(1 + (n - frequency + 0.5) / (frequency + 0.5))) });
+    terms.push({ stem: wordStem, weight: idf(statistics.chunkFrequency.get(wordStem) ?? 0) });
+  }
+  // An identifier (get_documents, wrangler.toml) names one thing: found whole, it says more than its parts, which may be common words.
+  for (const identifier of identifiers) {
+    if (seen.has(identifier)) continue;
+    seen.add(identifier);
+    const rarestPart = Math.min(...identifier.split(/[_.-]/).map((part) => statistics.chunkFrequency.get(stem(part)) ?? 0));
+    terms.push({ stem: identifier, weight: idf(rarestPart) + 1 });
   }
   return terms;
 }
 
-/** Porter stems of the words of a text, memoised per call site through `cache`. */
+/**
+ * Porter stems of the words of a text, memoised per call site through
+ * `cache`, and its identifiers whole (`get_documents`, as queryTerms keeps them).
+ */
 export function stemsOf(text: string, cache: Map<string, string>): Set<string> {
   const stems = new Set<string>();
-  for (const word of text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []) {
+  const lower = text.toLowerCase();
+  for (const identifier of lower.match(IDENTIFIER) ?? []) stems.add(identifier);
+  for (const word of lower.match(/[\p{L}\p{N}]+/gu) ?? []) {
     let wordStem = cache.get(word);
     if (wordStem === undefined) {
       wordStem = stem(word);

@@ -1,6 +1,6 @@
 import { DEFAULT_CORPUS } from "./default-corpus.ts";
 import type { CompiledFilter } from "./filter.ts";
-import { camelCaseParts, ftsQueryFor, queryWords, stem } from "./query-text.ts";
+import { camelCaseParts, ftsQueryFor, queryIdentifiers, queryWords, stem } from "./query-text.ts";
 import { namedSites, rankCandidates, weighTerms, type RankedCandidate, type WeightedTerm } from "./rank.ts";
 import { fetchCandidates, type ChunkHit } from "./store.ts";
 
@@ -21,7 +21,7 @@ export async function retrieveChunks(db: D1Database, query: string, filter: { so
   const words = [...new Set([...queryWords(query), ...camelCaseParts(query).flatMap((parts) => parts.split(" "))])];
   const unlessAlone = asksAboutAlmanac(words, filter.source) ? undefined : DEFAULT_CORPUS.baseUri;
   const { candidates, statistics } = await fetchCandidates(db, ftsQuery, words.map(stem), { filter: filter.compiled, unlessAlone });
-  const terms = weighTerms(words, statistics);
+  const terms = weighTerms(words, queryIdentifiers(query), statistics);
   const sites = namedSites(words, [...new Set(candidates.map((candidate) => candidate.document.dataSource))]);
   return { ranked: rankCandidates(candidates, terms, sites), terms };
 }

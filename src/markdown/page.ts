@@ -84,7 +84,9 @@ function cleanHeading(text: string): string {
     .replace(/\s*\{[#:][^}]*\}\s*$/, "")
     .replace(/`([^`]*)`/g, "$1")
     .replace(/\[([^\]]*)\]\([^)]*\)/g, "$1")
-    .replace(/[*_]{1,3}([^*_]+)[*_]{1,3}/g, "$1")
+    // Emphasis: `*` anywhere, `_` only at word edges, so claude_desktop_config.json keeps its underscores.
+    .replace(/\*{1,3}([^*]+)\*{1,3}/g, "$1")
+    .replace(/(^|[^\p{L}\p{N}_])_{1,3}([^_]+)_{1,3}(?![\p{L}\p{N}_])/gu, "$1$2")
     .trim();
 }
 

@@ -34,6 +34,8 @@ const LIQUID_TAG = /\{%-?[\s\S]*?-?%\}/g;
 /** Go templates' `{{raw "<"}}` and `{{raw `…`}}` print their argument: keep it. */
 const RAW_EXPRESSION = /\{\{-?\s*raw\s+(?:"((?:[^"\\]|\\.)*)"|`([^`]*)`)\s*-?\}\}/g;
 const TEMPLATE_EXPRESSION = /\{\{[\s\S]*?\}\}/g;
+/** A Go template action with a `raw string` argument (`{{code "x.go" `/start/`}}`): its backticks are not inline code. */
+const TEMPLATE_ACTION_WITH_RAW_STRING = /\{\{-?\s*[a-z]\w*\s[^{}`]*`[^`]*`[^{}]*\}\}/g;
 const PROCESSING_INSTRUCTION = /<\?[\s\S]*?\?>/g;
 const HTML_COMMENT = /<!--[\s\S]*?-->/g;
 const MDX_STATEMENT = /^(?:import\s[^\n]*?(?:from\s+)?["'][^"'\n]+["'];?|export\s+(?:default\s|const\s|let\s|function\s)[^\n]*)[ \t]*$/gm;
@@ -116,9 +118,11 @@ function cleanProse(text: string, count: (kind: MarkupKind, n?: number) => void)
     const text = (inner ?? "").replace(HTML_TAG, "").replace(/\s+/g, " ").trim();
     return `${"#".repeat(Number(level))} ${text}${id ? ` {#${id}}` : ""}`;
   });
+  // Before inline code is told apart: these actions hold backticks of their own.
+  out = strip(out, RAW_EXPRESSION, "template expressions", (_m, quoted, backticked) => quoted ?? backticked ?? "");
+  out = strip(out, TEMPLATE_ACTION_WITH_RAW_STRING, "template expressions");
   out = outsideInlineCode(out, (segment) => {
-    let s = strip(segment, RAW_EXPRESSION, "template expressions", (_m, quoted, backticked) => quoted ?? backticked ?? "");
-    s = strip(s, TEMPLATE_EXPRESSION, "template expressions");
+    let s = strip(segment, TEMPLATE_EXPRESSION, "template expressions");
     s = strip(s, COMPONENT_TAG, "component tags", (tag) => {
       const title = /\btitle="([^"]*)"/.exec(tag)?.[1];
       return title ? `**${title}** ` : "";

@@ -158,7 +158,7 @@ describe("folders whose file names are not plain words", () => {
     ];
     await expect(prepareSite(pages, dart)).rejects.toThrow(/^nothing was ingested; fix these pages and run again:\n  a\.md: invalid front matter.*\n  b\.md: front matter "title" must be a string$/s);
     const { skipped } = await prepareSite([pages[2] as { path: string; text: string }], dart);
-    expect(skipped).toEqual([{ path: "empty.md", reason: "no content after the front matter" }]);
+    expect(skipped).toEqual([{ path: "empty.md", reason: "no content after the front matter and site markup" }]);
   });
 });
 

@@ -1,7 +1,10 @@
 import { env } from "cloudflare:test";
 import fc from "fast-check";
 import { beforeAll, describe, expect, it } from "vitest";
+import { getDocuments } from "../../src/documents/get.ts";
+import { prepareSite, siteFor } from "../../src/documents/ingest.ts";
 import { searchDocuments } from "../../src/documents/search.ts";
+import { syncDocuments } from "../../src/documents/store.ts";
 import { AlmanacError } from "../../src/errors.ts";
 import { corpusName, loadCorpus } from "./corpus.ts";
 
@@ -98,5 +101,39 @@ describe("hostile query text", () => {
     expect(none.results).toEqual([]);
     const some = await searchDocuments(env.DB, { query: "quota", filter: 'data_source = "almanac.dev" AND content_length_bytes > 10' });
     expect(some.results.length).toBeGreaterThan(0);
+  });
+});
+
+describe("Almanac's own pages beside a user's documentation", () => {
+  const userSite = siteFor("https://docs.example.com");
+
+  beforeAll(async () => {
+    const { documents } = await prepareSite(
+      [
+        { path: "limits.md", text: "# Rate limits\n\nEvery API key has a quota of requests per minute; a spent quota answers 429.\n" },
+        { path: "decoding.md", text: "# Decoding\n\nTo read JSON text, call the JSON decode function of the codec.\n" },
+      ],
+      userSite,
+    );
+    await syncDocuments(env.DB, userSite.baseUri, documents, { prune: false });
+  });
+
+  it("stay out of results for questions about the user's documentation", async () => {
+    const { results } = await searchDocuments(env.DB, { query: "quota per minute 429", pageSize: 10 });
+    expect(results.map((hit) => hit.parent)).toEqual(["documents/docs.example.com/limits"]);
+  });
+
+  it("come back when the query names Almanac or the filter names its site", async () => {
+    expect(await topParent("Almanac answer_query quota per minute")).toMatch(/^documents\/almanac\.dev\//);
+    const filtered = await searchDocuments(env.DB, { query: "quota per minute", filter: 'data_source = "almanac.dev"' });
+    expect(filtered.results[0]?.parent).toMatch(/^documents\/almanac\.dev\//);
+  });
+
+  it("a camelCase identifier in the query also finds its words written apart", async () => {
+    expect(await topParent("jsonDecode")).toBe("documents/docs.example.com/decoding");
+  });
+
+  it("are still served by name", async () => {
+    expect((await getDocuments(env.DB, [corpusName("filters")]))[0]?.name).toBe(corpusName("filters"));
   });
 });

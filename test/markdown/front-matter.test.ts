@@ -21,3 +21,22 @@ describe("splitFrontMatter", () => {
     expect(parseMarkdownPage("\uFEFF---\r\ntitle: Hi\r\n---\r\nText")).toEqual({ frontMatter: { title: "Hi" }, body: "Text" });
   });
 });
+
+describe("the metadata formats real sites use", () => {
+  it("reads Hugo's TOML between +++ lines", () => {
+    expect(parseMarkdownPage('+++\ntitle = "Hugo page"\nweight = 3\n+++\nBody')).toEqual({ frontMatter: { title: "Hugo page", weight: 3 }, body: "Body" });
+  });
+
+  it("reads go.dev's JSON in the HTML comment that opens the page", () => {
+    expect(parseMarkdownPage('<!--{\n  "Title": "Go Modules Reference"\n}-->\n## Introduction')).toEqual({
+      frontMatter: { Title: "Go Modules Reference" },
+      body: "## Introduction",
+    });
+  });
+
+  it("says which format is malformed", () => {
+    expect(() => parseMarkdownPage("+++\ntitle = \n+++\nBody")).toThrow();
+    expect(() => parseMarkdownPage("<!--{ not json }-->\nBody")).toThrow();
+    expect(() => parseMarkdownPage('+++\n"x" = [1]\n+++\n')).not.toThrow();
+  });
+});
