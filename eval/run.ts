@@ -3,15 +3,11 @@
 // Ingests the corpora (and, as npm start does, the default corpus) into a
 // scratch local database with the real ingestion code, asks every question through the real tools and through a plain BM25
 // baseline over the same chunks, and prints both side by side.
-import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { readFile, writeFile } from "node:fs/promises";
 import { parseArgs } from "node:util";
 import { DEFAULT_CORPUS } from "../src/documents/default-corpus.ts";
-import { siteFor } from "../src/documents/ingest.ts";
-import { ingestDocsFolder } from "../cli/ingest-docs.ts";
-import { applyLocalMigrations, withLocalEnv } from "../cli/local-env.ts";
 import { runCli } from "../cli/run-cli.ts";
+import { withCorpora } from "./corpora.ts";
 import { evaluate, groupedFigures, type EvaluationRun, type Figures } from "./evaluate.ts";
 import { parseQuestionSet, type EvalCorpus } from "./questions.ts";
 
@@ -43,28 +39,11 @@ async function main(argv: string[]): Promise<void> {
     values.corpus.length > 0 ? values.corpus.map((dir, index) => ({ dir, baseUri: values["base-uri"][index] ?? "" })) : set.corpora;
   if (corpora.length === 0) throw new Error("the question file lists no corpora; name them with --corpus DIR --base-uri URL");
 
-  const stateDir = await mkdtemp(join(tmpdir(), "almanac-eval-"));
-  try {
-    applyLocalMigrations(stateDir);
-    const run = await withLocalEnv(stateDir, async (env) => {
-      // As `npm start` serves them: Almanac's own pages are always there beside the user's.
-      const withDefault = corpora.some((corpus) => corpus.baseUri === DEFAULT_CORPUS.baseUri)
-        ? corpora
-        : [...corpora, { dir: DEFAULT_CORPUS.dir, baseUri: DEFAULT_CORPUS.baseUri }];
-      for (const corpus of withDefault) {
-        const started = performance.now();
-        const result = await ingestDocsFolder(env.DB, corpus.dir, siteFor(corpus.baseUri), { prune: false });
-        console.error(`eval: ingested ${corpus.dir} as ${corpus.baseUri}: ${result.added.length} pages in ${((performance.now() - started) / 1000).toFixed(1)} s`);
-      }
-      return evaluate(env, set.questions, { answers: !values["no-answers"] });
-    });
-    printReport(file, corpora, run);
-    printCrowding(corpora, run);
-    if (values.misses) printMisses(run);
-    if (values.out) await writeFile(values.out, `${JSON.stringify(run, null, 2)}\n`);
-  } finally {
-    await rm(stateDir, { recursive: true, force: true });
-  }
+  const run = await withCorpora(corpora, (env) => evaluate(env, set.questions, { answers: !values["no-answers"] }));
+  printReport(file, corpora, run);
+  printCrowding(corpora, run);
+  if (values.misses) printMisses(run);
+  if (values.out) await writeFile(values.out, `${JSON.stringify(run, null, 2)}\n`);
 }
 
 const fixed = (value: number | undefined) => (value === undefined ? "—" : value.toFixed(3));

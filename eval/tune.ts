@@ -4,15 +4,11 @@
 // ranking weights (src/documents/rank.ts RANKING) on search alone, so a
 // weight is chosen by measurement. Not part of the product: it changes
 // RANKING (and, with TUNE_ANSWERS=1, ANSWERING) in this process only.
-import { mkdtemp, readFile, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { siteFor } from "../src/documents/ingest.ts";
+import { readFile } from "node:fs/promises";
 import { ANSWERING } from "../src/documents/answer.ts";
 import { RANKING } from "../src/documents/rank.ts";
-import { ingestDocsFolder } from "../cli/ingest-docs.ts";
-import { applyLocalMigrations, withLocalEnv } from "../cli/local-env.ts";
 import { runCli } from "../cli/run-cli.ts";
+import { withCorpora } from "./corpora.ts";
 import { evaluate, groupedFigures } from "./evaluate.ts";
 import { parseQuestionSet } from "./questions.ts";
 
@@ -26,28 +22,21 @@ async function main(argv: string[]): Promise<void> {
   const variants = JSON.parse(variantsJson) as Record<string, unknown>[];
   const defaults = { ranking: structuredClone(RANKING), answering: structuredClone(ANSWERING) };
   const answers = process.env.TUNE_ANSWERS === "1";
-  const stateDir = await mkdtemp(join(tmpdir(), "almanac-tune-"));
-  try {
-    applyLocalMigrations(stateDir);
-    await withLocalEnv(stateDir, async (env) => {
-      for (const corpus of set.corpora) await ingestDocsFolder(env.DB, corpus.dir, siteFor(corpus.baseUri), { prune: false });
-      for (const variant of variants) {
-        Object.assign(RANKING, defaults.ranking);
-        Object.assign(ANSWERING, defaults.answering);
-        for (const [key, value] of Object.entries(variant)) Object.assign(key in ANSWERING ? ANSWERING : RANKING, { [key]: value });
-        const run = await evaluate(env, set.questions, { answers });
-        const figures = new Map(groupedFigures(run.almanac).map(({ group, figures: f }) => [group, f]));
-        const show = (group: string) => {
-          const f = figures.get(group);
-          const answer = f?.answered === undefined ? "" : ` ans ${f.answered.toFixed(3)} refs ${f.referenceHit?.toFixed(3)} fact ${f.factRate?.toFixed(3)}`;
-          return f ? `${group} R@5 ${f.recallAt5.toFixed(3)} MRR ${f.mrrAt10.toFixed(3)}${answer}` : "";
-        };
-        console.log(`${JSON.stringify(variant)}: ${show("all")} | ${show("keyword-aligned")} | ${show("hard kinds")} | ${show("paraphrase")}`);
-      }
-    });
-  } finally {
-    await rm(stateDir, { recursive: true, force: true });
-  }
+  await withCorpora(set.corpora, async (env) => {
+    for (const variant of variants) {
+      Object.assign(RANKING, defaults.ranking);
+      Object.assign(ANSWERING, defaults.answering);
+      for (const [key, value] of Object.entries(variant)) Object.assign(key in ANSWERING ? ANSWERING : RANKING, { [key]: value });
+      const run = await evaluate(env, set.questions, { answers });
+      const figures = new Map(groupedFigures(run.almanac).map(({ group, figures: f }) => [group, f]));
+      const show = (group: string) => {
+        const f = figures.get(group);
+        const answer = f?.answered === undefined ? "" : ` ans ${f.answered.toFixed(3)} refs ${f.referenceHit?.toFixed(3)} fact ${f.factRate?.toFixed(3)}`;
+        return f ? `${group} R@5 ${f.recallAt5.toFixed(3)} MRR ${f.mrrAt10.toFixed(3)}${answer}` : "";
+      };
+      console.log(`${JSON.stringify(variant)}: ${show("all")} | ${show("keyword-aligned")} | ${show("hard kinds")} | ${show("paraphrase")}`);
+    }
+  });
 }
 
 runCli("eval:tune", USAGE, main);

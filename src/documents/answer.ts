@@ -34,6 +34,8 @@ export const ANSWERING = {
   crossParagraphs: true,
   /** Weight of a sentence's centrality to the top chunks, beside its coverage of the question. */
   centroid: 0.5,
+  /** The lead sentence is the one that covers the question best, centrality aside. */
+  leadByQuestion: true,
   /** How many top chunks define what the answer is about. */
   centroidChunks: 3,
   /** At most this many sentences: an answer, not a page. */
@@ -66,6 +68,8 @@ interface Sentence {
   /** The sentence ends its paragraph, so a code block right after it belongs to it. */
   endsParagraph: boolean;
   score: number;
+  /** The score without centrality: how directly the sentence speaks to the question's words. */
+  leadScore: number;
 }
 
 /** What kind of answer a question wants, read from its wording. */
@@ -166,6 +170,7 @@ function sentencesOf(hit: RankedCandidate, hitRank: number, shape: QuestionShape
           order: sentences.length,
           endsParagraph: index === texts.length - 1,
           score: 0,
+          leadScore: 0,
         });
       });
     }
@@ -223,8 +228,9 @@ function scoreSentences(sentences: Sentence[], terms: readonly WeightedTerm[], h
     const chunkPrior = Math.sqrt(Math.max(0.05, sentence.hit.score / topScore));
     // A sentence naming something concrete (code, a number, a flag) is more often the answer than one restating the question.
     const concreteBonus = sentence.code || /`[^`]+`|\d/.test(sentence.text) ? ANSWERING.concreteBonus : 1;
-    const relevance = covered / total + ANSWERING.centroid * (centrality.get(sentence) ?? 0);
-    sentence.score = relevance * chunkPrior * lengthPenalty * questionPenalty * fragmentPenalty * concreteBonus;
+    const shape = chunkPrior * lengthPenalty * questionPenalty * fragmentPenalty * concreteBonus;
+    sentence.leadScore = (covered / total) * shape;
+    sentence.score = (covered / total + ANSWERING.centroid * (centrality.get(sentence) ?? 0)) * shape;
   }
 }
 
@@ -276,7 +282,8 @@ function centralityOf(sentences: readonly Sentence[], hits: readonly RankedCandi
  */
 function chooseSentences(sentences: Sentence[], shape: QuestionShape, hits: readonly RankedCandidate[]): Sentence[] {
   const candidates = sentences.filter((sentence) => sentence.score > 0).sort((a, b) => b.score - a.score);
-  const best = candidates[0];
+  // The lead states what was asked, so it is chosen by the question's words alone; centrality only helps fill in.
+  const best = ANSWERING.leadByQuestion ? [...candidates].sort((a, b) => b.leadScore - a.leadScore)[0] : candidates[0];
   if (!best) return [];
   const chosen: Sentence[] = [best];
   const lengthOf = (list: readonly Sentence[]) => list.reduce((sum, sentence) => sum + sentence.text.length + (sentence.code?.length ?? 0), 0);
