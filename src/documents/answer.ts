@@ -184,7 +184,8 @@ const TABLE_SEPARATOR = /^\s*\|?\s*:?-{3,}:?\s*(\|\s*:?-{3,}:?\s*)*\|?\s*$/;
 /** A table row read as a line of text: its cells joined, so "| `PORT` | 8787 | the port |" can answer a question. */
 function tableRowText(row: string): string {
   const cells = row.trim().replace(/^\||\|$/g, "").split("|").map((cell) => cell.trim()).filter(Boolean);
-  return `${cells.join(" — ")}.`;
+  const text = cells.join(" — ");
+  return /[.!?:]$/.test(text) ? text : `${text}.`;
 }
 
 /** Markdown reduced to what reads well inline: links become their text. */
