@@ -60,8 +60,9 @@ export function weighTerms(words: readonly string[], identifiers: readonly strin
   for (const identifier of identifiers) {
     if (seen.has(identifier)) continue;
     seen.add(identifier);
-    const rarestPart = Math.min(...identifier.split(/[_.-]/).map((part) => statistics.chunkFrequency.get(stem(part)) ?? 0));
-    terms.push({ stem: identifier, weight: idf(rarestPart) + 1 });
+    // Parts that are stopwords ("in" of built-in) were not looked up; they are the commonest, not the rarest.
+    const known = identifier.split(/[_.-]/).flatMap((part) => statistics.chunkFrequency.get(stem(part)) ?? []);
+    terms.push({ stem: identifier, weight: idf(known.length > 0 ? Math.min(...known) : 0) + 1 });
   }
   return terms;
 }
