@@ -58,8 +58,10 @@ function printReport(file: string, corpora: readonly EvalCorpus[], run: Evaluati
     const base = plain.get(group) as Figures;
     const facts = (value: number | undefined) => (figures.factQuestions > 0 ? `${fixed(value)} (${figures.factQuestions})` : "—");
     const n = group === "unanswerable" ? run.almanac.filter((outcome) => outcome.kind === "unanswerable").length : figures.questions;
+    // Unanswerable questions have no right page to rank: only `declined` says anything about them.
+    const rank = (value: number) => (figures.questions === 0 ? "—" : fixed(value));
     console.log(
-      `| ${group} | ${n} | ${fixed(base.recallAt5)} | ${fixed(figures.recallAt5)} | ${fixed(base.recallAt10)} | ${fixed(figures.recallAt10)} | ${fixed(base.mrrAt10)} | ${fixed(figures.mrrAt10)} | ${facts(base.factInTopChunk)} | ${facts(figures.factInTopChunk)} | ${fixed(figures.answered)} | ${fixed(figures.referenceHit)} | ${facts(figures.factRate)} | ${fixed(figures.declined)} |`,
+      `| ${group} | ${n} | ${rank(base.recallAt5)} | ${rank(figures.recallAt5)} | ${rank(base.recallAt10)} | ${rank(figures.recallAt10)} | ${rank(base.mrrAt10)} | ${rank(figures.mrrAt10)} | ${facts(base.factInTopChunk)} | ${facts(figures.factInTopChunk)} | ${fixed(figures.answered)} | ${fixed(figures.referenceHit)} | ${facts(figures.factRate)} | ${fixed(figures.declined)} |`,
     );
   }
 }
