@@ -56,13 +56,17 @@ export function weighTerms(words: readonly string[], identifiers: readonly strin
     // A word no chunk contains cannot be covered; it still counts against coverage, which is what makes a question unanswerable.
     terms.push({ stem: wordStem, weight: idf(statistics.chunkFrequency.get(wordStem) ?? 0) });
   }
-  // An identifier (get_documents, wrangler.toml) names one thing: found whole, it says more than its parts, which may be common words.
+  // An identifier (get_documents, wrangler.toml) names one thing: found whole, it says more than any
+  // of its parts, which may be common words, so it weighs as much as the rarest word of the query, plus one.
+  // A hyphenated word (built-in, go-to-definition) is ordinary prose: as rare as its rarest looked-up part.
+  const rarest = Math.max(0, ...terms.map((term) => term.weight));
   for (const identifier of identifiers) {
     if (seen.has(identifier)) continue;
     seen.add(identifier);
     // Parts that are stopwords ("in" of built-in) were not looked up; they are the commonest, not the rarest.
     const known = identifier.split(/[_.-]/).flatMap((part) => statistics.chunkFrequency.get(stem(part)) ?? []);
-    terms.push({ stem: identifier, weight: idf(known.length > 0 ? Math.min(...known) : 0) + 1 });
+    const weight = /[_.]/.test(identifier) ? rarest : idf(known.length > 0 ? Math.min(...known) : 0);
+    terms.push({ stem: identifier, weight: weight + 1 });
   }
   return terms;
 }
