@@ -152,7 +152,12 @@ export async function fetchCandidates(
     .bind(...wanted);
   // max(rowid) stands in for the chunk count: exact after a fresh ingest, never smaller, and O(log n) where count(*) is O(n).
   const size = db.prepare("SELECT coalesce(max(rowid), 0) AS n FROM chunks");
-  const [candidateRows, frequencyRows, sizeRows] = await db.batch<unknown>([candidates, frequencies, size]);
+  const [candidateRows, frequencyRows, sizeRows] = await db.batch<unknown>([candidates, frequencies, size]).catch(async (error: unknown) => {
+    // A database without migration 0004 (or an engine without fts5vocab) still searches, with every word weighed alike.
+    if (!/chunks_vocab|fts5vocab/.test(String(error))) throw error;
+    console.warn(`search: index vocabulary unavailable, words are not weighed by rarity (${String(error)}); apply the D1 migrations`);
+    return [await candidates.all(), undefined, undefined];
+  });
   const chunkFrequency = new Map(((frequencyRows?.results ?? []) as { term: string; doc: number }[]).map((row) => [row.term, row.doc]));
   const chunkCount = ((sizeRows?.results ?? [])[0] as { n: number } | undefined)?.n ?? 0;
   return {
