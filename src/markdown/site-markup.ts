@@ -30,12 +30,13 @@ export interface CleanedBody {
 
 /** `{% comment %}…{% endcomment %}` hides its content from the rendered page, so the content goes too. */
 const LIQUID_COMMENT = /\{%-?\s*comment\s*-?%\}[\s\S]*?\{%-?\s*endcomment\s*-?%\}/g;
-const LIQUID_TAG = /\{%-?[\s\S]*?-?%\}/g;
+/** A tag or expression never spans a blank line, so a stray `{%` in a sample cannot swallow the page up to the next `%}`. */
+const LIQUID_TAG = /\{%-?(?:(?!\n[ \t]*\n)[\s\S])*?-?%\}/g;
 /** Go templates' `{{raw "<"}}` and `{{raw `…`}}` print their argument: keep it. */
 const RAW_EXPRESSION = /\{\{-?\s*raw\s+(?:"((?:[^"\\]|\\.)*)"|`([^`]*)`)\s*-?\}\}/g;
-const TEMPLATE_EXPRESSION = /\{\{[\s\S]*?\}\}/g;
+const TEMPLATE_EXPRESSION = /\{\{(?:(?!\n[ \t]*\n)[\s\S])*?\}\}/g;
 /** A Go template action with a `raw string` argument (`{{code "x.go" `/start/`}}`): its backticks are not inline code. */
-const TEMPLATE_ACTION_WITH_RAW_STRING = /\{\{-?\s*[a-z]\w*\s[^{}`]*`[^`]*`[^{}]*\}\}/g;
+const TEMPLATE_ACTION_WITH_RAW_STRING = /\{\{-?\s*[a-z]\w*(?:\s+(?:"(?:[^"\\\n]|\\.)*"|`[^`]*`|[^\s{}`"]+))*?\s*-?\}\}/g;
 const PROCESSING_INSTRUCTION = /<\?[\s\S]*?\?>/g;
 const HTML_COMMENT = /<!--[\s\S]*?-->/g;
 const MDX_STATEMENT = /^(?:import\s[^\n]*?(?:from\s+)?["'][^"'\n]+["'];?|export\s+(?:default\s|const\s|let\s|function\s)[^\n]*)[ \t]*$/gm;
@@ -120,7 +121,11 @@ function cleanProse(text: string, count: (kind: MarkupKind, n?: number) => void)
   });
   // Before inline code is told apart: these actions hold backticks of their own.
   out = strip(out, RAW_EXPRESSION, "template expressions", (_m, quoted, backticked) => quoted ?? backticked ?? "");
-  out = strip(out, TEMPLATE_ACTION_WITH_RAW_STRING, "template expressions");
+  out = out.replace(TEMPLATE_ACTION_WITH_RAW_STRING, (action) => {
+    if (!action.includes("`")) return action; // left for the pass below, which spares inline code
+    count("template expressions");
+    return "";
+  });
   out = outsideInlineCode(out, (segment) => {
     let s = strip(segment, TEMPLATE_EXPRESSION, "template expressions");
     s = strip(s, COMPONENT_TAG, "component tags", (tag) => {

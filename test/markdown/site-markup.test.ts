@@ -16,6 +16,11 @@ describe("cleanSiteMarkup", () => {
     expect(body).toBe("Text  here.");
   });
 
+  it("never lets a stray {% or {{ swallow text past a blank line", () => {
+    const text = '    fmt.Printf("{%d}", x)\n\nA paragraph. %} more\n\n    m := {{ 1\n\nAnother }} one.';
+    expect(cleanSiteMarkup(text).body).toBe(text.trim());
+  });
+
   it("keeps code fences byte for byte, except dart.dev's [!highlight!] marks", () => {
     const source = "```dart\n// {{not a template}} <b>kept</b> {% raw %}\nfinal x = [!await!] f();\n```";
     expect(cleanSiteMarkup(source).body).toBe("```dart\n// {{not a template}} <b>kept</b> {% raw %}\nfinal x = await f();\n```");
@@ -27,6 +32,8 @@ describe("cleanSiteMarkup", () => {
 
   it("prints what Go's {{raw}} prints and drops the rest of a Go template action", () => {
     expect(cleanSiteMarkup('for i {{raw "<"}} n {{code "/doc/x.go" `/start/`}}').body).toBe("for i < n");
+    // go.dev's own: a raw-string argument may hold a brace.
+    expect(cleanSiteMarkup('See:\n{{code "context/interface.go" `/A Context/` `/^}/`}}\nThen `{{x}}`.').body).toBe("See:\n\nThen `{{x}}`.");
   });
 
   it("drops MDX imports, exports and component tags but keeps their text and titles", () => {
