@@ -1,7 +1,7 @@
 import { compileFilter } from "./filter.ts";
-import { markdownLines } from "../markdown/page.ts";
-import { stemsOf, type RankedCandidate, type WeightedTerm } from "./rank.ts";
+import type { RankedCandidate, WeightedTerm } from "./rank.ts";
 import { retrieveChunks } from "./retrieve.ts";
+import { sentencesOf, type Sentence } from "./sentences.ts";
 
 /** A grounded answer in the shape of Google's AnswerQueryResponse. */
 export interface Answer {
@@ -50,28 +50,6 @@ export const ANSWERING = {
   maxContinuation: 3,
 };
 
-/** A code block longer than this is left for get_documents: an answer shows the command, not a program. */
-const MAX_CODE_CHARS = 700;
-
-interface Sentence {
-  text: string;
-  /** The code block this sentence introduces, fenced; it travels and is cited with the sentence. */
-  code?: string;
-  codeStems?: Set<string>;
-  stems: Set<string>;
-  /** Stems of the chunk's heading path (its first line), which set the sentence's topic. */
-  headingStems: Set<string>;
-  hit: RankedCandidate;
-  hitRank: number;
-  paragraph: number;
-  order: number;
-  /** The sentence ends its paragraph, so a code block right after it belongs to it. */
-  endsParagraph: boolean;
-  score: number;
-  /** The score without centrality: how directly the sentence speaks to the question's words. */
-  leadScore: number;
-}
-
 /** What kind of answer a question wants, read from its wording. */
 interface QuestionShape {
   /** "How do I…", "command to…": the answer should show the code or command. */
@@ -104,100 +82,11 @@ export async function answerQuery(db: D1Database, request: { query: string; filt
   if (!hits.slice(0, GATE_CHUNKS).some((hit) => hit.coverage >= ANSWERABLE_COVERAGE)) return noAnswer;
   const shape = shapeOf(request.query);
   const cache = new Map<string, string>();
-  const sentences = hits.flatMap((hit, hitRank) => sentencesOf(hit, hitRank, shape, cache));
+  const sentences = hits.flatMap((hit) => sentencesOf(hit, { procedural: shape.procedural }, cache));
   scoreSentences(sentences, terms, hits);
   const chosen = chooseSentences(sentences, shape, hits);
   return chosen.length === 0 ? noAnswer : composeAnswer(chosen);
 }
-
-/**
- * Readable prose of a chunk, one entry per sentence or list item. Code is
- * not prose, but a short code block directly after a sentence ending in ":"
- * ("Add it with:"), or ending its paragraph when the question asks how,
- * completes that sentence, so it rides along.
- */
-function sentencesOf(hit: RankedCandidate, hitRank: number, shape: QuestionShape, cache: Map<string, string>): Sentence[] {
-  // A chunk starts with its heading path, then a blank line (chunkDocument).
-  const [headingPath = "", , ...bodyLines] = hit.content.split("\n");
-  const headingStems = stemsOf(headingPath, cache);
-  const body = bodyLines.join("\n");
-  const blocks: { code: boolean; lines: string[]; fence?: string }[] = [];
-  const item = /^\s*([-*+]|\d+[.)])\s+/;
-  for (const line of markdownLines(body)) {
-    // Link reference definitions ("[Future]: /libraries/…") are link targets, not text.
-    const skipped = line.heading || /^\s*(<|:::|\{%|\[[^\]]+\]:\s)/.test(line.text) || TABLE_SEPARATOR.test(line.text);
-    const last = blocks[blocks.length - 1];
-    if (line.inFence) {
-      if (last?.code && !/^ {0,3}(```|~~~)/.test(line.text)) last.lines.push(line.text);
-      else if (last?.code) blocks.push({ code: false, lines: [] }); // the closing fence ends the block
-      else blocks.push({ code: true, lines: [], fence: line.text.trim() });
-      continue;
-    }
-    if (!last || last.code) blocks.push({ code: false, lines: [] });
-    const prose = blocks[blocks.length - 1] as { lines: string[] };
-    // List items and table rows stand alone; other lines continue their paragraph.
-    if (skipped) prose.lines.push("");
-    else if (TABLE_ROW.test(line.text)) prose.lines.push("", tableRowText(line.text), "");
-    else prose.lines.push(item.test(line.text) ? `\n${line.text.replace(item, "")}` : line.text);
-  }
-  const sentences: Sentence[] = [];
-  let paragraph = 0;
-  for (const block of blocks) {
-    const previous = sentences[sentences.length - 1];
-    if (block.code) {
-      const code = block.lines.join("\n").replace(/^\n+|\s+$/g, "");
-      const introduces = previous && !previous.code && (previous.text.endsWith(":") || (shape.procedural && previous.endsParagraph));
-      if (introduces && code && code.length <= MAX_CODE_CHARS) {
-        previous.code = `${block.fence ?? "```"}\n${code}\n\`\`\``;
-        previous.codeStems = stemsOf(code, cache);
-      }
-      continue;
-    }
-    for (const markdown of block.lines.join("\n").split(/\n\s*\n/)) {
-      paragraph += 1;
-      const texts = plainText(markdown)
-        .split(/(?<=[.!?])\s+(?=[A-Z`"'(\[*_])/)
-        .map((text) => text.trim())
-        .filter((text) => text.length >= 20 && /[\p{L}]/u.test(text));
-      texts.forEach((text, index) => {
-        sentences.push({
-          text,
-          stems: stemsOf(text, cache),
-          headingStems,
-          hit,
-          hitRank,
-          paragraph,
-          order: sentences.length,
-          endsParagraph: index === texts.length - 1,
-          score: 0,
-          leadScore: 0,
-        });
-      });
-    }
-  }
-  return sentences;
-}
-
-const TABLE_ROW = /^\s*\|.*\|\s*$/;
-const TABLE_SEPARATOR = /^\s*\|?\s*:?-{3,}:?\s*(\|\s*:?-{3,}:?\s*)*\|?\s*$/;
-
-/** A table row read as a line of text: its cells joined, so "| `PORT` | 8787 | the port |" can answer a question. */
-function tableRowText(row: string): string {
-  const cells = row.trim().replace(/^\||\|$/g, "").split("|").map((cell) => cell.trim()).filter(Boolean);
-  const text = cells.join(" — ");
-  return /[.!?:]$/.test(text) ? text : `${text}.`;
-}
-
-/** Markdown reduced to what reads well inline: links become their text. */
-function plainText(markdown: string): string {
-  return markdown
-    .replace(/!\[[^\]]*\]\([^)]*\)/g, "")
-    .replace(/\[([^\]]+)\]\([^)]*\)/g, "$1")
-    .replace(/\[([^\]]+)\]\[[^\]]*\]/g, "$1")
-    .replace(/\s+/g, " ")
-    .trim();
-}
-
 
 /**
  * A sentence's score: the rarity-weighted share of the question it covers
