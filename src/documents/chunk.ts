@@ -1,4 +1,4 @@
-import { headingSlug, markdownLines } from "../markdown/page.ts";
+import { LEAD_ANCHOR, outlineOf, uniqueAnchor } from "./outline.ts";
 
 /** A piece of a page that reads on its own: its heading path travels with it. */
 export interface Chunk {
@@ -28,43 +28,34 @@ interface Section {
 
 /**
  * Splits a page body at headings, then long sections at paragraph breaks
- * (never inside a code fence). Empty sections are dropped.
+ * (never inside a code fence). Empty sections are dropped. Ids are the
+ * headings' anchors (outline.ts), `-part-N` for the further pieces of a
+ * long section.
  */
 export function chunkDocument(title: string, body: string): Chunk[] {
+  const { lines, headings, anchors } = outlineOf(title, body);
   const sections: Section[] = [];
-  const path: { level: number; text: string }[] = [];
-  let current: Section = { headingPath: [], anchor: "intro", lines: [], breaks: [] };
-  for (const line of markdownLines(body)) {
-    if (line.heading) {
+  let current: Section = { headingPath: [], anchor: LEAD_ANCHOR, lines: [], breaks: [] };
+  const headingAt = new Map(headings.map((heading) => [heading.line, heading]));
+  lines.forEach((line, index) => {
+    const heading = headingAt.get(index);
+    if (heading) {
       sections.push(current);
-      while (path.length > 0 && (path[path.length - 1]?.level ?? 0) >= line.heading.level) path.pop();
-      // A leading H1 that repeats the page title adds nothing to the path.
-      if (!(line.heading.level === 1 && line.heading.text === title)) path.push(line.heading);
-      current = { headingPath: path.map((h) => h.text), anchor: line.heading.id ?? headingSlug(line.heading.text), lines: [], breaks: [] };
-      continue;
+      current = { headingPath: heading.path, anchor: heading.anchor, lines: [], breaks: [] };
+      return;
     }
     if (!line.inFence && line.text.trim() === "") current.breaks.push(current.lines.length);
     current.lines.push(line.text);
-  }
+  });
   sections.push(current);
 
   const chunks: Chunk[] = [];
-  const usedIds = new Set<string>();
-  // GitHub's scheme (anchor, anchor-1, anchor-2, …), checked against every id
-  // handed out, since "Step", "Step", "Step 1" would otherwise give step-1 twice.
-  const uniqueId = (anchor: string): string => {
-    let id = anchor;
-    for (let n = 1; usedIds.has(id); n += 1) id = `${anchor}-${n}`;
-    usedIds.add(id);
-    return id;
-  };
   for (const section of sections) {
     const heading = section.headingPath.join(" > ");
     const prefix = [title, ...section.headingPath].join(" > ");
-    const parts = splitSection(section);
-    parts.forEach((part, index) => {
+    splitSection(section).forEach((part, index) => {
       chunks.push({
-        id: uniqueId(index === 0 ? section.anchor : `${section.anchor}-part-${index + 1}`),
+        id: index === 0 ? section.anchor : uniqueAnchor(`${section.anchor}-part-${index + 1}`, anchors),
         position: chunks.length,
         heading,
         content: `${prefix}\n\n${part}`,

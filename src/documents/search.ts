@@ -1,5 +1,6 @@
 import { AlmanacError } from "../errors.ts";
 import { sha256Hex } from "../hash.ts";
+import { cutAtLine } from "../markdown/page.ts";
 import { compileFilter } from "./filter.ts";
 import { retrieveChunks, toChunkHit } from "./retrieve.ts";
 import { RANKED_CANDIDATES, type ChunkHit } from "./store.ts";
@@ -10,6 +11,12 @@ export interface SearchRequest {
   pageSize?: number;
   pageToken?: string;
   filter?: string;
+  /**
+   * At most this many characters of chunk text per page (MCP's result
+   * budget): a page that would pass it ends early and its nextPageToken
+   * continues right after the last chunk shown. Absent: pageSize alone decides.
+   */
+  budgetChars?: number;
 }
 
 /** One page of search results. */
@@ -30,10 +37,28 @@ export async function searchDocuments(db: D1Database, request: SearchRequest): P
   const filter = compileFilter(request.filter);
   const offset = request.pageToken ? decodePageToken(request.pageToken, await pageTokenKey(request.query, request.filter)) : 0;
   const { ranked } = await retrieveChunks(db, request.query, { source: request.filter, compiled: filter });
-  const results = ranked.slice(offset, offset + pageSize).map(toChunkHit);
-  const nextOffset = offset + pageSize;
+  const results = withinBudget(ranked.slice(offset, offset + pageSize).map(toChunkHit), request.budgetChars);
+  const nextOffset = offset + results.length;
   if (ranked.length <= nextOffset || nextOffset >= MAX_OFFSET) return { results };
   return { results, nextPageToken: encodePageToken(nextOffset, await pageTokenKey(request.query, request.filter)) };
+}
+
+/** Room each hit takes in the text beside its chunk: title, uri, parent and update time lines. */
+const HIT_OVERHEAD_CHARS = 300;
+
+/** The leading hits whose text fits `budget` (always at least one, so paging moves on). */
+function withinBudget(hits: ChunkHit[], budget: number | undefined): ChunkHit[] {
+  if (budget === undefined) return hits;
+  let used = 0;
+  const kept: ChunkHit[] = [];
+  for (const hit of hits) {
+    used += hit.content.length + HIT_OVERHEAD_CHARS;
+    if (kept.length > 0 && used > budget) break;
+    // A chunk is one section or less, but a section holding one huge code block or table is not split at ingest.
+    const room = budget - HIT_OVERHEAD_CHARS;
+    kept.push(hit.content.length <= room ? hit : { ...hit, content: `${cutAtLine(hit.content, room - 80)}\n\n[… the section goes on: get_documents "${hit.parent}#${hit.id}"]` });
+  }
+  return kept;
 }
 
 /**

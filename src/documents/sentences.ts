@@ -2,6 +2,8 @@
 import { markdownLines } from "../markdown/page.ts";
 import { stemsOf, type RankedCandidate } from "./rank.ts";
 
+/** A "sentence" longer than this is a paragraph without full stops (a generated list, a wall of text): not answer material. */
+const MAX_SENTENCE_CHARS = 1200;
 /** A code block longer than this is left for get_documents: an answer shows the command, not a program. */
 const MAX_CODE_CHARS = 700;
 
@@ -72,7 +74,7 @@ export function sentencesOf(hit: RankedCandidate, shape: { procedural: boolean }
       const texts = plainText(markdown)
         .split(/(?<=[.!?])\s+(?=[A-Z`"'(\[*_])/)
         .map((text) => text.trim())
-        .filter((text) => text.length >= 20 && /[\p{L}]/u.test(text));
+        .filter((text) => text.length >= 20 && text.length <= MAX_SENTENCE_CHARS && /[\p{L}]/u.test(text));
       texts.forEach((text, index) => {
         sentences.push({
           text,

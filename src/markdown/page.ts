@@ -104,3 +104,16 @@ export function headingSlug(text: string): string {
     .replace(/\s+/g, "-");
   return slug || "section";
 }
+
+/**
+ * `text` cut to at most `max` characters at the last line break that fits,
+ * so a table row or a line of code is never cut in two; a first line longer
+ * than `max` is cut at `max`. Returns the text unchanged when it fits.
+ *
+ * @example cutAtLine("a\nbb\nccc", 5) // "a\nbb"
+ */
+export function cutAtLine(text: string, max: number): string {
+  if (text.length <= max) return text;
+  const breakAt = text.lastIndexOf("\n", max);
+  return breakAt > 0 ? text.slice(0, breakAt) : text.slice(0, max);
+}

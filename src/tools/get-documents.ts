@@ -1,15 +1,23 @@
 import { z } from "zod";
-import { MAX_NAMES_PER_GET, getDocuments } from "../documents/get.ts";
+import { resultBudget } from "../config.ts";
+import { MAX_NAMES_PER_GET } from "../documents/get.ts";
 import { MAX_DOCUMENT_NAME_LENGTH } from "../documents/names.ts";
-import type { StoredDocument } from "../documents/store.ts";
+import { readDocuments, type DocumentPart } from "../documents/read.ts";
 import { READ_ONLY_ANNOTATIONS, defineTool } from "./define.ts";
+
+/** Share of the result budget for page content; the rest carries titles, the outline and the continuation hint. */
+const CONTENT_SHARE = 0.8;
+/** The outline of a long page may take at most this share of the budget. */
+const OUTLINE_SHARE = 0.12;
 
 export const getDocumentsTool = defineTool({
   name: "get_documents",
   title: "Get documents",
   description: [
-    "Fetch whole documentation pages as Markdown by resource name, in the order given.",
+    "Fetch documentation pages as Markdown by resource name, in the order given.",
     `Take names from the \`parent\` of search_documents results or from the \`references\` of answer_query; at most ${MAX_NAMES_PER_GET} per call.`,
+    'Add a section to read only that part of a page: "documents/go.dev/ref/mod#go-mod-files" (the anchor after # in a search result\'s uri).',
+    "A page too long for one result comes in parts: an entry with `truncated: true` names the part that follows in `next`; pass it to get_documents to read on.",
     "If any name is unknown the call fails and lists every missing name; search again to find the right ones.",
   ].join(" "),
   inputSchema: {
@@ -18,7 +26,7 @@ export const getDocumentsTool = defineTool({
         z
           .string()
           .max(MAX_DOCUMENT_NAME_LENGTH, `each name must be at most ${MAX_DOCUMENT_NAME_LENGTH} characters`)
-          .describe('A document name, "documents/{host}/{path}"'),
+          .describe('A document name, "documents/{host}/{path}", optionally with "#section" (or the "next" of a truncated entry)'),
       )
       .min(1, "names must list at least one document name, e.g. a parent from search_documents")
       .max(MAX_NAMES_PER_GET, `names may list at most ${MAX_NAMES_PER_GET} documents per call; split the request`)
@@ -28,30 +36,74 @@ export const getDocumentsTool = defineTool({
     documents: z
       .array(
         z.object({
-          name: z.string().describe("Resource name of the page"),
+          name: z.string().describe("Resource name of the page, with the #section when one was asked for"),
           uri: z.string().describe("URL of the page"),
           title: z.string().describe("Page title"),
           description: z.string().describe("One-line summary of the page"),
-          content: z.string().describe("The whole page as Markdown"),
+          content: z.string().describe("The page (or section, or part) as Markdown"),
+          section: z
+            .object({
+              anchor: z.string().describe("The section's anchor on the page"),
+              headingPath: z.array(z.string()).describe("Headings from the top of the page down to the section"),
+            })
+            .optional()
+            .describe("Present when a section was asked for"),
+          truncated: z.boolean().optional().describe("True when more of this page or section follows; absent on the last part"),
+          next: z.string().optional().describe("The name to pass to get_documents for the part that follows; absent on the last part"),
         }),
       )
       .describe("The pages, in the order of names (repeats included)"),
   },
   annotations: { title: "Get documents", ...READ_ONLY_ANNOTATIONS },
   async run(env, args) {
-    const documents = (await getDocuments(env.DB, args.names)).map(({ name, uri, title, description, content }) => ({
+    const budget = resultBudget(env);
+    const parts = await readDocuments(env.DB, args.names, Math.floor(budget * CONTENT_SHARE));
+    const documents = parts.map(({ name, uri, title, description, content, section, truncated, next }) => ({
       name,
       uri,
       title,
       description,
       content,
+      ...(section ? { section } : {}),
+      ...(truncated ? { truncated, next } : {}),
     }));
-    return { structured: { documents }, text: formatDocuments(documents) };
+    return { structured: { documents }, text: formatDocuments(parts, Math.floor(budget * OUTLINE_SHARE)) };
   },
 });
 
-function formatDocuments(documents: Pick<StoredDocument, "name" | "uri" | "title" | "content">[]): string {
-  return documents
-    .map((doc) => [`# ${doc.title}`, `- uri: ${doc.uri}`, `- name: ${doc.name}`, "", doc.content].join("\n"))
+function formatDocuments(parts: readonly DocumentPart[], outlineBudget: number): string {
+  return parts
+    .map((doc) => {
+      const header = [`# ${doc.title}`, `- uri: ${doc.uri}${doc.section ? `#${doc.section.anchor}` : ""}`, `- name: ${doc.name}`];
+      if (doc.section) header.push(`- section: ${doc.section.headingPath.join(" > ")}`);
+      if (!doc.truncated) return [...header, "", doc.content].join("\n");
+      const where = doc.content === "" ? "Not included: this result is already full." : `Part ${doc.part} of ${doc.parts}.`;
+      return [
+        ...header,
+        "",
+        doc.content,
+        "",
+        `[${where} Continue with get_documents {"names": ["${doc.next}"]}, or pick a section from the outline.]`,
+        "",
+        outlineText(doc, outlineBudget),
+      ].join("\n");
+    })
     .join("\n\n---\n\n");
+}
+
+/** The page's headings with the names that fetch them, indented by level, cut to `budget` characters. */
+function outlineText(doc: DocumentPart, budget: number): string {
+  const base = doc.name.replace(/#.*$/, "");
+  const lines = ["Outline:"];
+  let used = lines[0]?.length ?? 0;
+  for (const [index, heading] of doc.outline.entries()) {
+    const line = `${"  ".repeat(Math.max(0, heading.level - 2))}- ${heading.text}: ${base}#${heading.anchor}`;
+    if (used + line.length + 1 > budget) {
+      lines.push(`… ${doc.outline.length - index} more headings`);
+      break;
+    }
+    lines.push(line);
+    used += line.length + 1;
+  }
+  return lines.join("\n");
 }

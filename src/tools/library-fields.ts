@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { cutAtLine } from "../markdown/page.ts";
 import { AlmanacError } from "../errors.ts";
 import { costSchema, outputColumnSchema, paramDeclarationSchema } from "../library/front-matter.ts";
 import { SOURCE_TIERS } from "../library/source.ts";
@@ -30,9 +31,14 @@ function resolveFormat(format: string | undefined): TextFormat {
  * returns how to write the text content: the structured result as JSON for
  * `json`, its Markdown rendering otherwise.
  */
-export function textWriter(format: string | undefined): <T>(structured: T, markdown: (structured: T) => string) => string {
+export function textWriter(format: string | undefined, budget: number): <T>(structured: T, markdown: (structured: T) => string) => string {
   const textFormat = resolveFormat(format);
-  return (structured, markdown) => (textFormat === "json" ? JSON.stringify(structured, null, 2) : markdown(structured));
+  return (structured, markdown) => {
+    const text = textFormat === "json" ? JSON.stringify(structured, null, 2) : markdown(structured);
+    // Entries are small; a huge template still must not pass the result budget (cut between lines, never inside one).
+    if (text.length <= budget) return text;
+    return `${cutAtLine(text, budget - 120)}\n\n[… cut at ${budget} characters; structuredContent holds the whole entry]`;
+  };
 }
 
 export const sourceFields = {

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { VERBS } from "../library/entry.ts";
 import { getQueryLibraryEntry, type LibraryEntryView } from "../library/get.ts";
+import { resultBudget } from "../config.ts";
 import { READ_ONLY_ANNOTATIONS, defineTool } from "./define.ts";
 import { costOutput, formatField, outputColumnOutput, paramDeclarationOutput, sourceFields, textWriter } from "./library-fields.ts";
 
@@ -48,7 +49,7 @@ export const queryLibraryGetTool = defineTool({
   },
   annotations: { title: "Get a query library entry", ...READ_ONLY_ANNOTATIONS },
   async run(env, { format, ...input }) {
-    const writeText = textWriter(format);
+    const writeText = textWriter(format, resultBudget(env));
     const view = await getQueryLibraryEntry(env, input);
     return { structured: view, text: writeText(view, formatLibraryEntry) };
   },

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { DEFAULT_LIMIT, MAX_LIMIT, searchQueryLibrary, type LibrarySearchResult } from "../library/search.ts";
+import { resultBudget } from "../config.ts";
 import { READ_ONLY_ANNOTATIONS, defineTool } from "./define.ts";
 import { MAX_QUERY_LENGTH } from "./document-fields.ts";
 import { formatField, sourceFields, tableCell, textWriter } from "./library-fields.ts";
@@ -53,7 +54,7 @@ export const queryLibrarySearchTool = defineTool({
   },
   annotations: { title: "Search the query library", ...READ_ONLY_ANNOTATIONS },
   async run(env, { format, ...query }) {
-    const writeText = textWriter(format);
+    const writeText = textWriter(format, resultBudget(env));
     const result = await searchQueryLibrary(env, query);
     return { structured: result, text: writeText(result, formatLibrarySearch) };
   },

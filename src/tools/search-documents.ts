@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, searchDocuments, type SearchResult } from "../documents/search.ts";
+import { resultBudget } from "../config.ts";
 import { READ_ONLY_ANNOTATIONS, defineTool } from "./define.ts";
 import { documentSummarySchema, filterField, queryField } from "./document-fields.ts";
 
@@ -38,7 +39,7 @@ export const searchDocumentsTool = defineTool({
   },
   annotations: { title: "Search documentation", ...READ_ONLY_ANNOTATIONS },
   async run(env, args) {
-    const result = await searchDocuments(env.DB, args);
+    const result = await searchDocuments(env.DB, { ...args, budgetChars: resultBudget(env) });
     return { structured: result, text: formatSearchResult(args.query, result) };
   },
 });
