@@ -53,14 +53,21 @@ function partName(name: PartName, part: number): string {
   return fragment ? `${name.document}#${fragment}` : name.document;
 }
 
+/** How much text a read may return. */
+export interface ReadBudget {
+  /** Size of a part: a fixed number, so a part's name means the same text in every call. */
+  partChars: number;
+  /** Content of all entries of one call together; at least `partChars` when one name is asked. */
+  totalChars: number;
+}
+
 /**
- * The pages or sections named, in the order asked, within `budget`
- * characters of content in all. A page or section longer than `budget`
- * comes in parts; once the budget is spent, the remaining entries come back
- * empty with `next` naming what to ask for. All or nothing: an unknown
- * document or section fails the call, naming every one.
+ * The pages or sections named, in the order asked. A page or section longer
+ * than `partChars` comes in parts; once `totalChars` is spent, the remaining
+ * entries come back empty with `next` naming what to ask for. All or nothing:
+ * an unknown document or section fails the call, naming every one.
  */
-export async function readDocuments(db: D1Database, names: readonly string[], budget: number): Promise<DocumentPart[]> {
+export async function readDocuments(db: D1Database, names: readonly string[], { partChars, totalChars }: ReadBudget): Promise<DocumentPart[]> {
   const asked = names.map((name, index) => {
     const parsed = parsePartName(name);
     const problem = documentNameProblem(parsed.document);
@@ -91,7 +98,7 @@ export async function readDocuments(db: D1Database, names: readonly string[], bu
       problems.push(`"${name.document}" has no section "${name.anchor}"; the closest are ${closestSections(outline, name.anchor ?? "").map((anchor) => `"${name.document}#${anchor}"`).join(", ")}`);
       return null;
     }
-    const parts = splitRange(outline, range, budget);
+    const parts = splitRange(outline, range, partChars);
     if (name.part > parts.length) {
       problems.push(`"${partName(name, name.part)}" does not exist: ${partName(name, 1)} has ${parts.length} part${parts.length === 1 ? "" : "s"}`);
       return null;
@@ -100,12 +107,13 @@ export async function readDocuments(db: D1Database, names: readonly string[], bu
   });
   if (problems.length > 0) throw new AlmanacError("NOT_FOUND", `${problems.join("; ")}; pass a section name from the page's outline, or the document name alone`);
 
-  let remaining = budget;
-  return plans.map((plan) => {
+  let remaining = totalChars;
+  return plans.map((plan, index) => {
     const { name, doc, outline, range, parts } = plan as NonNullable<typeof plan>;
     const [start, end] = parts[name.part - 1] as [number, number];
     const content = outline.lines.slice(start, end).map((line) => line.text).join("\n");
-    const fits = content.length <= remaining || remaining === budget;
+    // A single line longer than a part is never cut; alone at the head of a call it is served whole.
+    const fits = content.length <= remaining || (index === 0 && end - start === 1);
     remaining = fits ? remaining - content.length : 0;
     const entry: DocumentPart = {
       name: partName(name, name.part),
@@ -180,10 +188,14 @@ function splitRange(outline: PageOutline, range: LineRange, budget: number): [nu
   return parts.length > 0 ? parts : [[range.start, range.end]];
 }
 
-/** The page's section anchors most like `anchor`, at most three. */
+/** The page's section anchors most like `anchor`, at most three: shared words first, then spelling. */
 function closestSections(outline: PageOutline, anchor: string): string[] {
+  const words = anchor.split(/[-_]/).filter((word) => word.length >= 3);
+  // "revoke" and "revoking" share a word: four letters in common at the start are enough.
+  const shares = (a: string, b: string) => a.slice(0, 4) === b.slice(0, 4) && Math.min(a.length, b.length) >= 4;
+  const sharedWords = (candidate: string) => words.filter((word) => candidate.split(/[-_]/).some((other) => shares(word, other))).length;
   return outline.headings
-    .map((heading) => ({ anchor: heading.anchor, distance: editDistance(anchor, heading.anchor) }))
+    .map((heading) => ({ anchor: heading.anchor, distance: editDistance(anchor, heading.anchor) - 10 * sharedWords(heading.anchor) }))
     .sort((a, b) => a.distance - b.distance)
     .slice(0, 3)
     .map((candidate) => candidate.anchor)

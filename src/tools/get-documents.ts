@@ -2,13 +2,28 @@ import { z } from "zod";
 import { resultBudget } from "../config.ts";
 import { MAX_NAMES_PER_GET } from "../documents/get.ts";
 import { MAX_DOCUMENT_NAME_LENGTH } from "../documents/names.ts";
-import { readDocuments, type DocumentPart } from "../documents/read.ts";
+import { readDocuments, type DocumentPart, type ReadBudget } from "../documents/read.ts";
 import { READ_ONLY_ANNOTATIONS, defineTool } from "./define.ts";
 
-/** Share of the result budget for page content; the rest carries titles, the outline and the continuation hint. */
-const CONTENT_SHARE = 0.8;
-/** The outline of a long page may take at most this share of the budget. */
+/** Share of the budget one part of a long page takes. */
+const PART_SHARE = 0.8;
+/** The outlines of long pages may take at most this share of the budget. */
 const OUTLINE_SHARE = 0.12;
+/** Each entry's title, uri and continuation lines, beside the name they repeat (counted apart). */
+const ENTRY_OVERHEAD_CHARS = 250;
+/** Page content never gets less than this, however many names a call echoes. */
+const MIN_CONTENT_CHARS = 1_000;
+
+/**
+ * A part is 80 % of the budget, whatever the call: then one name (up to
+ * MAX_DOCUMENT_NAME_LENGTH) always has room for a whole part beside its
+ * outline and lines. The content of a call shares what is left once the
+ * outline and every entry's own lines have their room.
+ */
+function readBudget(budget: number, names: readonly string[]): ReadBudget {
+  const entries = names.reduce((sum, name) => sum + ENTRY_OVERHEAD_CHARS + 3 * name.length, 0);
+  return { partChars: Math.floor(budget * PART_SHARE), totalChars: Math.max(MIN_CONTENT_CHARS, Math.floor(budget * (1 - OUTLINE_SHARE)) - entries) };
+}
 
 export const getDocumentsTool = defineTool({
   name: "get_documents",
@@ -57,7 +72,7 @@ export const getDocumentsTool = defineTool({
   annotations: { title: "Get documents", ...READ_ONLY_ANNOTATIONS },
   async run(env, args) {
     const budget = resultBudget(env);
-    const parts = await readDocuments(env.DB, args.names, Math.floor(budget * CONTENT_SHARE));
+    const parts = await readDocuments(env.DB, args.names, readBudget(budget, args.names));
     const documents = parts.map(({ name, uri, title, description, content, section, truncated, next }) => ({
       name,
       uri,
@@ -72,20 +87,23 @@ export const getDocumentsTool = defineTool({
 });
 
 function formatDocuments(parts: readonly DocumentPart[], outlineBudget: number): string {
+  // The outlines of all entries share one allowance, so twenty long pages cannot bring twenty outlines.
+  let outlineRoom = outlineBudget;
   return parts
     .map((doc) => {
       const header = [`# ${doc.title}`, `- uri: ${doc.uri}${doc.section ? `#${doc.section.anchor}` : ""}`, `- name: ${doc.name}`];
       if (doc.section) header.push(`- section: ${doc.section.headingPath.join(" > ")}`);
       if (!doc.truncated) return [...header, "", doc.content].join("\n");
-      const where = doc.content === "" ? "Not included: this result is already full." : `Part ${doc.part} of ${doc.parts}.`;
+      if (doc.content === "") return [...header, "", `[Not included: this result is already full. Ask for it with get_documents {"names": ["${doc.next}"]}.]`].join("\n");
+      const outline = outlineText(doc, outlineRoom);
+      outlineRoom -= outline.length;
       return [
         ...header,
         "",
         doc.content,
         "",
-        `[${where} Continue with get_documents {"names": ["${doc.next}"]}, or pick a section from the outline.]`,
-        "",
-        outlineText(doc, outlineBudget),
+        `[Part ${doc.part} of ${doc.parts}. Continue with get_documents {"names": ["${doc.next}"]}, or pick a section from the outline.]`,
+        ...(outline ? ["", outline] : []),
       ].join("\n");
     })
     .join("\n\n---\n\n");
@@ -93,6 +111,7 @@ function formatDocuments(parts: readonly DocumentPart[], outlineBudget: number):
 
 /** The page's headings with the names that fetch them, indented by level, cut to `budget` characters. */
 function outlineText(doc: DocumentPart, budget: number): string {
+  if (budget < 200) return "";
   const base = doc.name.replace(/#.*$/, "");
   const lines = ["Outline:"];
   let used = lines[0]?.length ?? 0;

@@ -1,0 +1,83 @@
+// An agent's path through a 200 KB page over MCP: search, read the section a hit links to, then
+// follow the continuation names through the whole page. No result passes the budget; no text is lost.
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { DEFAULT_RESULT_BUDGET_CHARS } from "../../src/config.ts";
+import type { PreparedDocument } from "../../src/documents/ingest.ts";
+import { corpusName, loadCorpus } from "../documents/corpus.ts";
+import { LONG_PAGE, loadLongPage } from "../documents/long-pages.ts";
+import { callTool, connectClient, resultText } from "./connect.ts";
+
+let client: Client;
+let long: PreparedDocument;
+
+beforeAll(async () => {
+  await loadCorpus();
+  long = await loadLongPage();
+  client = await connectClient();
+});
+
+afterAll(async () => {
+  await client.close();
+});
+
+interface Entry {
+  name: string;
+  content: string;
+  truncated?: boolean;
+  next?: string;
+  section?: { anchor: string; headingPath: string[] };
+}
+
+async function getDocuments(names: string[]): Promise<{ text: string; documents: Entry[] }> {
+  const result = await callTool(client, "get_documents", { names });
+  expect(result.isError).toBeFalsy();
+  const text = resultText(result);
+  expect(text.length).toBeLessThanOrEqual(DEFAULT_RESULT_BUDGET_CHARS);
+  return { text, documents: (result.structuredContent as { documents: Entry[] }).documents };
+}
+
+describe("results within the budget", () => {
+  it("reads a 200 KB page through its continuation names, exactly once", async () => {
+    const parts: string[] = [];
+    let next: string | undefined = LONG_PAGE;
+    let calls = 0;
+    while (next) {
+      const { text, documents } = await getDocuments([next]);
+      const [entry] = documents;
+      parts.push(entry?.content ?? "");
+      if (entry?.next) expect(text).toContain(`get_documents {"names": ["${entry.next}"]}`);
+      next = entry?.next;
+      calls += 1;
+    }
+    expect(calls).toBeGreaterThan(10);
+    expect(parts.join("\n")).toBe(long.content);
+  });
+
+  it("shows a long page's outline with the names that fetch each section", async () => {
+    const { text } = await getDocuments([LONG_PAGE]);
+    expect(text).toMatch(/Outline:\n- Handbook, round 1: documents\/long\.example\.com\/handbook#handbook-round-1/);
+  });
+
+  it("reads the section a search result links to, with its heading path", async () => {
+    const search = await callTool(client, "search_documents", { query: "claude_desktop_config.json mcp-remote", pageSize: 20 });
+    expect(resultText(search).length).toBeLessThanOrEqual(DEFAULT_RESULT_BUDGET_CHARS);
+    const hit = (search.structuredContent as { results: { parent: string; id: string }[] }).results.find((result) => result.parent === LONG_PAGE);
+    expect(hit).toBeDefined();
+    const { documents } = await getDocuments([`${hit?.parent}#${hit?.id}`]);
+    expect(documents[0]?.section?.headingPath.length).toBeGreaterThan(0);
+    expect(long.content).toContain(documents[0]?.content);
+  });
+
+  it("keeps twenty long pages in one call under the budget, naming what did not fit", async () => {
+    const { documents } = await getDocuments([corpusName("filters"), ...Array.from({ length: 19 }, () => LONG_PAGE)]);
+    expect(documents[0]?.content.length).toBeGreaterThan(0);
+    expect(documents.slice(1).every((doc) => doc.content === "" && doc.next === LONG_PAGE)).toBe(true);
+  });
+
+  it("keeps the largest search page under the budget", async () => {
+    const search = await callTool(client, "search_documents", { query: "quota key documents search filter page", pageSize: 20 });
+    expect(resultText(search).length).toBeLessThanOrEqual(DEFAULT_RESULT_BUDGET_CHARS);
+    expect((search.structuredContent as { nextPageToken?: string }).nextPageToken).toBeDefined();
+  });
+});
