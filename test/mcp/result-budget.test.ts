@@ -6,6 +6,7 @@ import { DEFAULT_RESULT_BUDGET_CHARS } from "../../src/config.ts";
 import type { PreparedDocument } from "../../src/documents/ingest.ts";
 import { corpusName, loadCorpus } from "../documents/corpus.ts";
 import { LONG_PAGE, loadLongPage } from "../documents/long-pages.ts";
+import { textWriter } from "../../src/tools/library-fields.ts";
 import { callTool, connectClient, resultText } from "./connect.ts";
 
 let client: Client;
@@ -79,5 +80,20 @@ describe("results within the budget", () => {
     const search = await callTool(client, "search_documents", { query: "quota key documents search filter page", pageSize: 20 });
     expect(resultText(search).length).toBeLessThanOrEqual(DEFAULT_RESULT_BUDGET_CHARS);
     expect((search.structuredContent as { nextPageToken?: string }).nextPageToken).toBeDefined();
+  });
+
+  it("keeps answers under the budget", async () => {
+    const answer = await callTool(client, "answer_query", { query: "How do I write and register a query library entry with params, and how are they validated?" });
+    expect(resultText(answer).length).toBeLessThanOrEqual(DEFAULT_RESULT_BUDGET_CHARS);
+  });
+});
+
+describe("query-library text within the budget", () => {
+  it("is cut between lines, never inside one, and says where the whole entry is", () => {
+    const rows = Array.from({ length: 400 }, (_, i) => `| row ${i} | ${"x".repeat(20)} |`).join("\n");
+    const text = textWriter("markdown", 2_000)({}, () => rows);
+    expect(text.length).toBeLessThanOrEqual(2_000);
+    expect(text).toMatch(/\| row \d+ \| x{20} \|\n\n\[… cut at 2000 characters; structuredContent holds the whole entry\]$/);
+    expect(textWriter("markdown", 2_000)({}, () => "short")).toBe("short");
   });
 });
