@@ -36,7 +36,8 @@ const LIQUID_TAG = /\{%-?(?:(?!\n[ \t]*\n)[\s\S])*?-?%\}/g;
 const RAW_EXPRESSION = /\{\{-?\s*raw\s+(?:"((?:[^"\\]|\\.)*)"|`([^`]*)`)\s*-?\}\}/g;
 const TEMPLATE_EXPRESSION = /\{\{(?:(?!\n[ \t]*\n)[\s\S])*?\}\}/g;
 /** A Go template action with a `raw string` argument (`{{code "x.go" `/start/`}}`): its backticks are not inline code. */
-const TEMPLATE_ACTION_WITH_RAW_STRING = /\{\{-?\s*[a-z]\w*(?:\s+(?:"(?:[^"\\\n]|\\.)*"|`[^`]*`|[^\s{}`"]+))*?\s*-?\}\}/g;
+// Arguments are separated by spaces or one line break, never a blank line, so an unclosed `{{code` scans at most its paragraph.
+const TEMPLATE_ACTION_WITH_RAW_STRING = /\{\{-?[ \t]*[a-z]\w*(?:(?:[ \t]+|[ \t]*\n[ \t]*)(?:"(?:[^"\\\n]|\\.)*"|`[^`]*`|[^\s{}`"]+))*?[ \t]*-?\}\}/g;
 const PROCESSING_INSTRUCTION = /<\?[\s\S]*?\?>/g;
 const HTML_COMMENT = /<!--[\s\S]*?-->/g;
 const MDX_STATEMENT = /^(?:import\s[^\n]*?(?:from\s+)?["'][^"'\n]+["'];?|export\s+(?:default\s|const\s|let\s|function\s)[^\n]*)[ \t]*$/gm;
