@@ -22,7 +22,7 @@ export async function baselineSearch(db: D1Database, query: string, limit: numbe
   if (words.length === 0) return [];
   const match = words.map((word) => `"${word}"`).join(" OR ");
   const { results } = await db
-    .prepare("SELECT document_name AS parent, content FROM eval_baseline_fts WHERE eval_baseline_fts MATCH ?1 ORDER BY bm25(eval_baseline_fts, 2.0, 1.0) LIMIT ?2")
+    .prepare("SELECT document_name AS parent, content FROM eval_baseline_fts WHERE eval_baseline_fts MATCH ?1 ORDER BY bm25(eval_baseline_fts, 0.0, 2.0, 1.0) LIMIT ?2")
     .bind(match, limit)
     .all<{ parent: string; content: string }>();
   return results;

@@ -18,7 +18,8 @@ export function commaList(value: string | undefined): string[] {
  * even with the structured copy of the same text beside it.
  */
 export const DEFAULT_RESULT_BUDGET_CHARS = 24_000;
-const MIN_RESULT_BUDGET_CHARS = 2_000;
+/** Below this a part of a page would be smaller than the lines that carry it. */
+const MIN_RESULT_BUDGET_CHARS = 8_000;
 
 /** The result budget from configuration; a missing or unusable value means the default, logged once per value. */
 export function resultBudget(env: Pick<Env, "RESULT_BUDGET_CHARS">): number {

@@ -87,5 +87,6 @@ export function camelCaseParts(text: string): string[] {
  * query words can be looked up in the index vocabulary and found in chunk text.
  */
 export function stem(word: string): string {
-  return stemmer(word.toLowerCase());
+  // The index drops diacritics (remove_diacritics 2), so "café" must be looked up as "cafe".
+  return stemmer(word.toLowerCase().normalize("NFD").replace(/\p{M}/gu, ""));
 }

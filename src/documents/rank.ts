@@ -98,7 +98,8 @@ export function coverageOf(stems: ReadonlySet<string>, terms: readonly WeightedT
     total += term.weight;
     if (stems.has(term.stem)) covered += term.weight;
   }
-  return total === 0 ? 0 : covered / total;
+  // No weighed words (nothing searchable): coverage says nothing, so it leaves BM25's order alone.
+  return total === 0 ? 1 : covered / total;
 }
 
 /** A candidate with its final score. */

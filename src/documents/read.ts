@@ -114,7 +114,8 @@ export async function readDocuments(db: D1Database, names: readonly string[], { 
     const content = outline.lines.slice(start, end).map((line) => line.text).join("\n");
     // A single line longer than a part is never cut; alone at the head of a call it is served whole.
     const fits = content.length <= remaining || (index === 0 && end - start === 1);
-    remaining = fits ? remaining - content.length : 0;
+    // An entry that does not fit leaves the allowance to the entries after it, which may be smaller.
+    if (fits) remaining -= content.length;
     const entry: DocumentPart = {
       name: partName(name, name.part),
       uri: doc.uri,
@@ -146,8 +147,11 @@ interface LineRange {
 function rangeOf(outline: PageOutline, anchor: string | undefined): LineRange | null {
   const { lines, headings } = outline;
   if (anchor === undefined) return { start: 0, end: lines.length };
-  if (anchor === LEAD_ANCHOR) return { start: 0, end: headings[0]?.line ?? lines.length };
-  const index = headings.findIndex((heading) => heading.anchor === anchor || `${heading.anchor}-part-` === anchor.replace(/\d+$/, ""));
+  const exact = headings.findIndex((heading) => heading.anchor === anchor);
+  // A search hit's id `x-part-2` is a piece of the section `x` (or of the lead, `intro-part-2`).
+  const section = exact >= 0 ? anchor : anchor.replace(/-part-\d+$/, "");
+  if (section === LEAD_ANCHOR) return { start: 0, end: headings[0]?.line ?? lines.length };
+  const index = exact >= 0 ? exact : headings.findIndex((heading) => heading.anchor === section);
   const heading = headings[index];
   if (!heading) return null;
   const after = headings.slice(index + 1).find((next) => next.level <= heading.level);

@@ -1,6 +1,6 @@
 import { DEFAULT_CORPUS } from "./default-corpus.ts";
 import type { CompiledFilter } from "./filter.ts";
-import { camelCaseParts, ftsQueryFor, queryIdentifiers, queryWords, stem } from "./query-text.ts";
+import { camelCaseParts, ftsQueryFor, queryIdentifiers, queryTerms, queryWords, stem } from "./query-text.ts";
 import { namedSites, rankCandidates, weighTerms, type RankedCandidate, type WeightedTerm } from "./rank.ts";
 import { fetchCandidates, type ChunkHit } from "./store.ts";
 
@@ -18,7 +18,10 @@ export interface Retrieval {
 export async function retrieveChunks(db: D1Database, query: string, filter: { source?: string; compiled: CompiledFilter | null }): Promise<Retrieval> {
   const ftsQuery = ftsQueryFor(query);
   if (!ftsQuery) return { ranked: [], terms: [] };
-  const words = [...new Set([...queryWords(query), ...camelCaseParts(query).flatMap((parts) => parts.split(" "))])];
+  // A query of stopwords only ("how to", "C") is searched by them all, as queryTerms does; its words weigh them too.
+  const topical = queryWords(query);
+  const own = topical.length > 0 ? topical : queryTerms(query).flatMap((term) => term.split(/[_.-]/));
+  const words = [...new Set([...own, ...camelCaseParts(query).flatMap((parts) => parts.split(" "))])];
   const unlessAlone = asksAboutAlmanac(words, filter.source) ? undefined : DEFAULT_CORPUS.baseUri;
   const { candidates, statistics } = await fetchCandidates(db, ftsQuery, words.map(stem), { filter: filter.compiled, unlessAlone });
   const terms = weighTerms(words, queryIdentifiers(query), statistics);

@@ -43,8 +43,13 @@ export async function searchDocuments(db: D1Database, request: SearchRequest): P
   return { results, nextPageToken: encodePageToken(nextOffset, await pageTokenKey(request.query, request.filter)) };
 }
 
-/** Room each hit takes in the text beside its chunk: title, uri, parent and update time lines. */
-const HIT_OVERHEAD_CHARS = 300;
+/** Room each hit takes in the text beside its chunk and the names it repeats: numbering, labels, update time. */
+const HIT_OVERHEAD_CHARS = 120;
+
+/** The text a hit takes besides its content: its title, uri, section and parent lines. */
+function hitOverhead(hit: ChunkHit): number {
+  return HIT_OVERHEAD_CHARS + hit.document.title.length + hit.document.uri.length + hit.id.length + hit.parent.length;
+}
 
 /** The leading hits whose text fits `budget` (always at least one, so paging moves on). */
 function withinBudget(hits: ChunkHit[], budget: number | undefined): ChunkHit[] {
@@ -52,11 +57,12 @@ function withinBudget(hits: ChunkHit[], budget: number | undefined): ChunkHit[] 
   let used = 0;
   const kept: ChunkHit[] = [];
   for (const hit of hits) {
-    used += hit.content.length + HIT_OVERHEAD_CHARS;
+    used += hit.content.length + hitOverhead(hit);
     if (kept.length > 0 && used > budget) break;
     // A chunk is one section or less, but a section holding one huge code block or table is not split at ingest.
-    const room = budget - HIT_OVERHEAD_CHARS;
-    kept.push(hit.content.length <= room ? hit : { ...hit, content: `${cutAtLine(hit.content, room - 80)}\n\n[… the section goes on: get_documents "${hit.parent}#${hit.id}"]` });
+    const note = `\n\n[… the section goes on: get_documents "${hit.parent}#${hit.id}"]`;
+    const room = budget - hitOverhead(hit) - note.length;
+    kept.push(hit.content.length <= room ? hit : { ...hit, content: `${cutAtLine(hit.content, room)}${note}` });
   }
   return kept;
 }

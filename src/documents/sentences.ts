@@ -64,7 +64,9 @@ export function sentencesOf(hit: RankedCandidate, shape: { procedural: boolean }
       const code = block.lines.join("\n").replace(/^\n+|\s+$/g, "");
       const introduces = previous && !previous.code && (previous.text.endsWith(":") || (shape.procedural && previous.endsParagraph));
       if (introduces && code && code.length <= MAX_CODE_CHARS) {
-        previous.code = `${block.fence ?? "```"}\n${code}\n\`\`\``;
+        const opening = block.fence ?? "```";
+        // Closed with the same marker it opened with (``` or ~~~, however many), so the fence holds.
+        previous.code = `${opening}\n${code}\n${/^(`{3,}|~{3,})/.exec(opening)?.[1] ?? "```"}`;
         previous.codeStems = stemsOf(code, cache);
       }
       continue;

@@ -63,10 +63,12 @@ export function markdownLines(body: string): MarkdownLine[] {
       lines.push({ text, inFence: true });
       continue;
     }
-    const heading = /^ {0,3}(#{1,6})[ \t]+(.+?)[ \t#]*$/.exec(text);
-    if (heading?.[1] && heading[2]) {
-      const id = EXPLICIT_ID.exec(heading[2])?.[1];
-      const parsed = { level: heading[1].length, text: cleanHeading(heading[2]) };
+    // The closing `#`s and spaces are trimmed by hand: a lazy `(.+?)[ \t#]*$` backtracks over long lines of spaces.
+    const heading = /^ {0,3}(#{1,6})[ \t]+(.*)$/.exec(text);
+    const headingText = heading?.[2]?.replace(/[ \t#]+$/, "");
+    if (heading?.[1] && headingText) {
+      const id = EXPLICIT_ID.exec(headingText)?.[1];
+      const parsed = { level: heading[1].length, text: cleanHeading(headingText) };
       lines.push({ text, inFence: false, heading: id ? { ...parsed, id } : parsed });
     } else {
       lines.push({ text, inFence: false });

@@ -99,7 +99,7 @@ export function cleanSiteMarkup(body: string): CleanedBody {
     output.push(line.text.replace(CODE_HIGHLIGHT, "$1"));
   }
   flushProse();
-  return { body: output.join("\n").replace(/\n{3,}/g, "\n\n").trim(), removed };
+  return { body: output.join("\n").trim(), removed };
 }
 
 function cleanProse(text: string, count: (kind: MarkupKind, n?: number) => void): string {
@@ -108,8 +108,17 @@ function cleanProse(text: string, count: (kind: MarkupKind, n?: number) => void)
       count(kind);
       return typeof replacement === "string" ? replacement : replacement(...match);
     });
+  // Go template actions first: their raw-string arguments hold backticks that are not inline code.
+  let out = strip(text, RAW_EXPRESSION, "template expressions", (_m, quoted, backticked) => quoted ?? backticked ?? "");
+  out = out.replace(TEMPLATE_ACTION_WITH_RAW_STRING, (action) => {
+    if (!action.includes("`")) return action; // left for the passes below, which spare inline code
+    count("template expressions");
+    return "";
+  });
+  // Inline code is set aside, so `{% if %}`, `<!--` or `{{name}}` written as code stay as they are.
+  const { text: masked, restore } = maskInlineCode(out);
   // Order matters: comments hide tags, and tags may hold `}}` or `>`.
-  let out = strip(text, HTML_COMMENT, "HTML comments");
+  out = strip(masked, HTML_COMMENT, "HTML comments");
   out = strip(out, LIQUID_COMMENT, "Liquid tags");
   out = strip(out, PROCESSING_INSTRUCTION, "processing instructions");
   out = strip(out, LIQUID_TAG, "Liquid tags");
@@ -117,41 +126,38 @@ function cleanProse(text: string, count: (kind: MarkupKind, n?: number) => void)
   out = strip(out, INVISIBLE_ELEMENT, "HTML tags");
   out = strip(out, ANCHOR_BEFORE_HEADING, "HTML tags", (_m, id, heading) => (/\{#[^}]*\}\s*$/.test(heading ?? "") ? `${heading}` : `${heading} {#${id}}`));
   out = strip(out, HTML_HEADING, "HTML tags", (_m, level, id, inner) => {
-    const text = (inner ?? "").replace(HTML_TAG, "").replace(/\s+/g, " ").trim();
-    return `${"#".repeat(Number(level))} ${text}${id ? ` {#${id}}` : ""}`;
+    const inside = (inner ?? "").replace(HTML_TAG, "").replace(/\s+/g, " ").trim();
+    return `${"#".repeat(Number(level))} ${inside}${id ? ` {#${id}}` : ""}`;
   });
-  // Before inline code is told apart: these actions hold backticks of their own.
-  out = strip(out, RAW_EXPRESSION, "template expressions", (_m, quoted, backticked) => quoted ?? backticked ?? "");
-  out = out.replace(TEMPLATE_ACTION_WITH_RAW_STRING, (action) => {
-    if (!action.includes("`")) return action; // left for the pass below, which spares inline code
-    count("template expressions");
-    return "";
+  out = strip(out, TEMPLATE_EXPRESSION, "template expressions");
+  out = strip(out, COMPONENT_TAG, "component tags", (tag) => {
+    const title = /\btitle="([^"]*)"/.exec(tag)?.[1];
+    return title ? `**${title}** ` : "";
   });
-  out = outsideInlineCode(out, (segment) => {
-    let s = strip(segment, TEMPLATE_EXPRESSION, "template expressions");
-    s = strip(s, COMPONENT_TAG, "component tags", (tag) => {
-      const title = /\btitle="([^"]*)"/.exec(tag)?.[1];
-      return title ? `**${title}** ` : "";
-    });
-    s = strip(s, HTML_TAG, "HTML tags");
-    s = strip(s, ATTRIBUTE_LIST, "attribute lists");
-    return s.replace(/&(#\d+|#x[0-9a-f]+|[a-z]+);/gi, (entity, code: string) => decodeEntity(code) ?? entity);
-  });
+  out = strip(out, HTML_TAG, "HTML tags");
+  out = strip(out, ATTRIBUTE_LIST, "attribute lists");
+  out = out.replace(/&(#\d+|#x[0-9a-f]+|[a-z]+);/gi, (entity, code: string) => decodeEntity(code) ?? entity);
   out = strip(out, ADMONITION_MARKER, "admonition markers", (_m, _kind, title) => (title?.trim() ? `**${title.trim()}**` : ""));
-  // Lines that held only markup become blank; trailing spaces left behind are noise.
-  return out.replace(/[ \t]+$/gm, "");
+  // Lines that held only markup become blank; trailing spaces and piled-up blank lines left behind are noise.
+  return restore(out.replace(/[ \t]+$/gm, "").replace(/\n{3,}/g, "\n\n"));
 }
 
-/** Applies `clean` to the text between inline code spans (`` `…` ``), leaving the spans as they are. */
-function outsideInlineCode(text: string, clean: (segment: string) => string): string {
-  const parts = text.split(/(`+[^`]*?`+)/);
-  return parts.map((part, index) => (index % 2 === 1 ? part : clean(part))).join("");
+/** A character no Markdown source holds, marking where an inline code span was set aside. */
+const MASK = "\u{F0000}";
+
+/** Replaces each inline code span (`` `…` ``) with a marker, and gives the function that puts them back. */
+function maskInlineCode(text: string): { text: string; restore: (masked: string) => string } {
+  const spans: string[] = [];
+  const masked = text.replace(/`+[^`]*?`+/g, (span) => `${MASK}${spans.push(span) - 1}${MASK}`);
+  const marker = new RegExp(`${MASK}(\\d+)${MASK}`, "gu");
+  return { text: masked, restore: (out) => out.replace(marker, (_m, index: string) => spans[Number(index)] ?? "") };
 }
 
 function decodeEntity(code: string): string | undefined {
-  if (code.startsWith("#x") || code.startsWith("#X")) return String.fromCodePoint(Number.parseInt(code.slice(2), 16));
-  if (code.startsWith("#")) return String.fromCodePoint(Number(code.slice(1)));
-  return ENTITIES[code.toLowerCase()];
+  const point = /^#x/i.test(code) ? Number.parseInt(code.slice(2), 16) : code.startsWith("#") ? Number(code.slice(1)) : null;
+  if (point === null) return ENTITIES[code.toLowerCase()];
+  // &#1114112; names no character: it is left as written rather than failing the page.
+  return point > 0 && point <= 0x10ffff ? String.fromCodePoint(point) : undefined;
 }
 
 /**

@@ -11,18 +11,21 @@ const PART_SHARE = 0.8;
 const OUTLINE_SHARE = 0.12;
 /** Each entry's title, uri and continuation lines, beside the name they repeat (counted apart). */
 const ENTRY_OVERHEAD_CHARS = 250;
-/** Page content never gets less than this, however many names a call echoes. */
-const MIN_CONTENT_CHARS = 1_000;
-
 /**
- * A part is 80 % of the budget, whatever the call: then one name (up to
- * MAX_DOCUMENT_NAME_LENGTH) always has room for a whole part beside its
- * outline and lines. The content of a call shares what is left once the
- * outline and every entry's own lines have their room.
+ * A part is 80 % of the budget, whatever the call (less when the budget is
+ * small), so that one name of up to MAX_DOCUMENT_NAME_LENGTH characters
+ * always has room for a whole part beside its outline and lines. The content
+ * of a call shares what is left once the outline and every entry's own lines
+ * have their room; an entry that does not fit names itself, and asked for
+ * alone it always does.
  */
 function readBudget(budget: number, names: readonly string[]): ReadBudget {
-  const entries = names.reduce((sum, name) => sum + ENTRY_OVERHEAD_CHARS + 3 * name.length, 0);
-  return { partChars: Math.floor(budget * PART_SHARE), totalChars: Math.max(MIN_CONTENT_CHARS, Math.floor(budget * (1 - OUTLINE_SHARE)) - entries) };
+  const contentRoom = Math.floor(budget * (1 - OUTLINE_SHARE));
+  const entryRoom = (name: string) => ENTRY_OVERHEAD_CHARS + 3 * name.length;
+  // The part size leaves room for the longest name a call may echo, so one name always gets a whole part.
+  const partChars = Math.min(Math.floor(budget * PART_SHARE), contentRoom - ENTRY_OVERHEAD_CHARS - 3 * MAX_DOCUMENT_NAME_LENGTH);
+  const totalChars = contentRoom - names.reduce((sum, name) => sum + entryRoom(name), 0);
+  return { partChars, totalChars: Math.max(0, totalChars) };
 }
 
 export const getDocumentsTool = defineTool({

@@ -4,7 +4,8 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { AlmanacError } from "../../src/errors.ts";
 import { readDocuments, type DocumentPart } from "../../src/documents/read.ts";
 import { searchDocuments } from "../../src/documents/search.ts";
-import type { PreparedDocument } from "../../src/documents/ingest.ts";
+import { prepareSite, siteFor, type PreparedDocument } from "../../src/documents/ingest.ts";
+import { syncDocuments } from "../../src/documents/store.ts";
 import { corpusName, loadCorpus } from "./corpus.ts";
 import { LONG_PAGE, loadLongPage } from "./long-pages.ts";
 
@@ -95,6 +96,19 @@ describe("a section by name", () => {
     expect(section?.content.length).toBeGreaterThan(0);
   });
 
+  // Regression: search hands out `intro-part-2` ids for the lead of a long page; they named no section.
+  it("reads the lead of a page, and a piece of it a search hit names", async () => {
+    const leadText = Array.from({ length: 12 }, (_, i) => `Paragraph ${i} of the lead, long enough to need several chunks. ${"word ".repeat(40).trim()}`).join("\n\n");
+    const { documents } = await prepareSite([{ path: "lead.md", text: `---\ntitle: Lead\n---\n${leadText}\n\n## After\n\nMore.` }], siteFor("https://lead.example.com"));
+    await syncDocuments(env.DB, "https://lead.example.com", documents, { prune: false });
+    expect(documents[0]?.chunks.map((chunk) => chunk.id)).toContain("intro-part-2");
+    const [lead] = await readDocuments(env.DB, ["documents/lead.example.com/lead#intro"], budgetOf(19_200));
+    const [piece] = await readDocuments(env.DB, ["documents/lead.example.com/lead#intro-part-2"], budgetOf(19_200));
+    // Up to the line before "## After": the blank line between them belongs to the lead, so parts join back exactly.
+    expect(lead?.content).toBe(`${leadText}\n`);
+    expect(piece?.content).toBe(lead?.content);
+  });
+
   it("answers an unknown section with NOT_FOUND naming the closest real ones", async () => {
     const page = corpusName("api-keys-and-quotas");
     const error = await readDocuments(env.DB, [`${page}#revoke-a-kee`], budgetOf(19_200)).catch((thrown: unknown) => thrown);
@@ -119,6 +133,13 @@ describe("the budget", () => {
     expect((await readDocuments(env.DB, [page], budgetOf(length)))[0]?.truncated).toBeUndefined();
     const [first] = await readDocuments(env.DB, [page], budgetOf(length - 1));
     expect(first).toMatchObject({ truncated: true, next: `${page}#~2` });
+  });
+
+  // Regression: once one entry did not fit, every entry after it came back empty, small ones too.
+  it("still serves the small pages after a long one that does not fit", async () => {
+    const docs = await readDocuments(env.DB, [LONG_PAGE, corpusName("filters")], { partChars: 19_200, totalChars: 15_000 });
+    expect(docs[0]).toMatchObject({ content: "", truncated: true, next: LONG_PAGE });
+    expect(docs[1]?.content).toBe(corpus.get(corpusName("filters"))?.content);
   });
 
   it("shares one budget across names: once it is spent, later pages come back empty and name themselves", async () => {

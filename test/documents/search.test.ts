@@ -3,6 +3,7 @@ import fc from "fast-check";
 import { beforeAll, describe, expect, it } from "vitest";
 import { getDocuments } from "../../src/documents/get.ts";
 import { prepareSite, siteFor } from "../../src/documents/ingest.ts";
+import { rankCandidates } from "../../src/documents/rank.ts";
 import { searchDocuments } from "../../src/documents/search.ts";
 import { syncDocuments } from "../../src/documents/store.ts";
 import { AlmanacError } from "../../src/errors.ts";
@@ -135,5 +136,27 @@ describe("Almanac's own pages beside a user's documentation", () => {
 
   it("are still served by name", async () => {
     expect((await getDocuments(env.DB, [corpusName("filters")]))[0]?.name).toBe(corpusName("filters"));
+  });
+});
+
+describe("re-ranking without weighed words", () => {
+  // Regression: a query of stopwords only ("how to", "C") gave every candidate coverage 0, so results came in name order.
+  it("keeps BM25's order when the query has no topical word", () => {
+    const candidate = (parent: string, bm25: number) => ({
+      parent,
+      id: "intro",
+      content: "x",
+      heading: "",
+      position: 0,
+      bm25,
+      document: { name: parent, uri: "", title: "", description: "", dataSource: "x.dev", updateTime: "" },
+    });
+    const ranked = rankCandidates([candidate("documents/a", 0.1), candidate("documents/z", 10)], [], new Set());
+    expect(ranked.map((hit) => hit.parent)).toEqual(["documents/z", "documents/a"]);
+  });
+
+  it("finds and orders results for a stopword-only query", async () => {
+    const { results } = await searchDocuments(env.DB, { query: "how to", pageSize: 5 });
+    expect(results.length).toBeGreaterThan(0);
   });
 });

@@ -18,9 +18,9 @@ describe("search and answers on the default corpus (npm run eval -- eval/questio
   it("finds the right page at least as well as the floor, and better than plain BM25", () => {
     const almanac = figuresOf(run.almanac);
     const baseline = figuresOf(run.baseline);
-    expect(almanac.recallAt5).toBeGreaterThanOrEqual(0.94);
+    expect(almanac.recallAt5).toBeGreaterThanOrEqual(0.95);
     expect(almanac.recallAt10).toBeGreaterThanOrEqual(0.97);
-    expect(almanac.mrrAt10).toBeGreaterThanOrEqual(0.83);
+    expect(almanac.mrrAt10).toBeGreaterThanOrEqual(0.86);
     expect(almanac.mrrAt10).toBeGreaterThan(baseline.mrrAt10);
   });
 
@@ -31,6 +31,6 @@ describe("search and answers on the default corpus (npm run eval -- eval/questio
   it("answers the answerable questions and cites a right page", () => {
     const almanac = figuresOf(run.almanac);
     expect(almanac.answered).toBeGreaterThanOrEqual(0.97);
-    expect(almanac.referenceHit).toBeGreaterThanOrEqual(0.85);
+    expect(almanac.referenceHit).toBeGreaterThanOrEqual(0.88);
   });
 });

@@ -30,6 +30,21 @@ describe("cleanSiteMarkup", () => {
     expect(cleanSiteMarkup("Write `{{region}}` where {{site.x}} goes.").body).toBe("Write `{{region}}` where  goes.");
   });
 
+  // Regression: comment and Liquid passes ran before inline code was set aside, eating the examples of pages about templates.
+  it("keeps inline code that looks like markup, and the prose around it", () => {
+    expect(cleanSiteMarkup("Write `{% if x %}` and `<!--` in code, then text -->. Done").body).toBe("Write `{% if x %}` and `<!--` in code, then text -->. Done");
+  });
+
+  // Regression: String.fromCodePoint threw on an entity past U+10FFFF and failed the whole ingest.
+  it("leaves an entity that names no character as written", () => {
+    expect(cleanSiteMarkup("a &#1114112; b &#x110000; c &#233;").body).toBe("a &#1114112; b &#x110000; c é");
+  });
+
+  it("keeps blank lines inside code fences as they are", () => {
+    const source = "```python\nimport os\n\n\n\ndef f(): pass\n```";
+    expect(cleanSiteMarkup(source).body).toBe(source);
+  });
+
   it("prints what Go's {{raw}} prints and drops the rest of a Go template action", () => {
     expect(cleanSiteMarkup('for i {{raw "<"}} n {{code "/doc/x.go" `/start/`}}').body).toBe("for i < n");
     // go.dev's own: a raw-string argument may hold a brace.
