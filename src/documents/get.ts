@@ -11,9 +11,20 @@ export const MAX_NAMES_PER_GET = 20;
  * How many names may be asked for is the tool schema's rule (1–MAX_NAMES_PER_GET).
  */
 export async function getDocuments(db: D1Database, names: readonly string[]): Promise<StoredDocument[]> {
+  const found = await requireDocuments(db, names);
+  return names.map((name) => found.get(name) as StoredDocument);
+}
+
+/**
+ * The stored pages named, keyed by name; every name must be well formed and
+ * known, or the call fails (INVALID_ARGUMENT, or NOT_FOUND listing every
+ * missing name). `asked[i]` is how the caller wrote `names[i]` (with its
+ * `#section`, say), for the error messages.
+ */
+export async function requireDocuments(db: D1Database, names: readonly string[], asked: readonly string[] = names): Promise<Map<string, StoredDocument>> {
   names.forEach((name, index) => {
     const problem = documentNameProblem(name);
-    if (problem) throw new AlmanacError("INVALID_ARGUMENT", `names[${index}] "${name.slice(0, 80)}" ${problem}`);
+    if (problem) throw new AlmanacError("INVALID_ARGUMENT", `names[${index}] "${(asked[index] ?? name).slice(0, 80)}" ${problem}`);
   });
   const found = await findDocuments(db, names);
   const missing = [...new Set(names.filter((name) => !found.has(name)))];
@@ -23,5 +34,5 @@ export async function getDocuments(db: D1Database, names: readonly string[]): Pr
       `no document named ${missing.map((name) => `"${name}"`).join(", ")}; use search_documents to find valid names (the parent field of each result)`,
     );
   }
-  return names.map((name) => found.get(name) as StoredDocument);
+  return found;
 }

@@ -5,9 +5,9 @@
  * "\n" gives back the page exactly.
  */
 import { AlmanacError } from "../errors.ts";
-import { documentNameProblem } from "./names.ts";
+import { requireDocuments } from "./get.ts";
 import { LEAD_ANCHOR, outlineOf, type OutlineHeading, type PageOutline } from "./outline.ts";
-import { findDocuments, type StoredDocument } from "./store.ts";
+import type { StoredDocument } from "./store.ts";
 
 /** What a name asks for: a document, optionally one section, and which part. */
 export interface PartName {
@@ -68,20 +68,8 @@ export interface ReadBudget {
  * an unknown document or section fails the call, naming every one.
  */
 export async function readDocuments(db: D1Database, names: readonly string[], { partChars, totalChars }: ReadBudget): Promise<DocumentPart[]> {
-  const asked = names.map((name, index) => {
-    const parsed = parsePartName(name);
-    const problem = documentNameProblem(parsed.document);
-    if (problem) throw new AlmanacError("INVALID_ARGUMENT", `names[${index}] "${name.slice(0, 80)}" ${problem}`);
-    return parsed;
-  });
-  const found = await findDocuments(db, asked.map((name) => name.document));
-  const missingDocuments = [...new Set(asked.filter((name) => !found.has(name.document)).map((name) => name.document))];
-  if (missingDocuments.length > 0) {
-    throw new AlmanacError(
-      "NOT_FOUND",
-      `no document named ${missingDocuments.map((name) => `"${name}"`).join(", ")}; use search_documents to find valid names (the parent field of each result)`,
-    );
-  }
+  const asked = names.map(parsePartName);
+  const found = await requireDocuments(db, asked.map((name) => name.document), names);
 
   const outlines = new Map<string, PageOutline>();
   const outlineFor = (doc: StoredDocument) => {

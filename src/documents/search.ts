@@ -57,11 +57,12 @@ function withinBudget(hits: ChunkHit[], budget: number | undefined): ChunkHit[] 
   let used = 0;
   const kept: ChunkHit[] = [];
   for (const hit of hits) {
-    used += hit.content.length + hitOverhead(hit);
+    const overhead = hitOverhead(hit);
+    used += hit.content.length + overhead;
     if (kept.length > 0 && used > budget) break;
     // A chunk is one section or less, but a section holding one huge code block or table is not split at ingest.
     const note = `\n\n[… the section goes on: get_documents "${hit.parent}#${hit.id}"]`;
-    const room = budget - hitOverhead(hit) - note.length;
+    const room = budget - overhead - note.length;
     kept.push(hit.content.length <= room ? hit : { ...hit, content: `${cutAtLine(hit.content, room)}${note}` });
   }
   return kept;

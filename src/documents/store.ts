@@ -119,8 +119,9 @@ export interface TermStatistics {
 /**
  * The best-BM25 chunks for an FTS5 expression, and how common each of
  * `stems` is in the index, in one round trip. With `unlessAlone`, pages
- * ingested under that base URI take part only when no other pages exist. `ftsQuery` must come from
- * `ftsQueryFor` (every term quoted), so user text never reaches FTS syntax.
+ * ingested under that base URI take part only when no other pages exist.
+ * `ftsQuery` must come from `ftsQueryFor` (every term quoted), so user text
+ * never reaches FTS syntax.
  */
 export async function fetchCandidates(
   db: D1Database,
