@@ -133,11 +133,11 @@ function scoreSentences(sentences: Sentence[], terms: readonly WeightedTerm[], h
  * (`onListen`); this is centroid-based extractive summarisation.
  */
 function centralityOf(sentences: readonly Sentence[], hits: readonly RankedCandidate[]): Map<Sentence, number> {
-  const top = new Set(hits.slice(0, ANSWERING.centroidChunks).map((hit) => hit.parent + "#" + hit.id));
+  const top = new Set(hits.slice(0, ANSWERING.centroidChunks));
   const sentenceFrequency = new Map<string, number>();
   const topFrequency = new Map<string, number>();
   for (const sentence of sentences) {
-    const inTop = top.has(sentence.hit.parent + "#" + sentence.hit.id);
+    const inTop = top.has(sentence.hit);
     for (const word of sentence.stems) {
       sentenceFrequency.set(word, (sentenceFrequency.get(word) ?? 0) + 1);
       if (inTop) topFrequency.set(word, (topFrequency.get(word) ?? 0) + 1);
