@@ -1,6 +1,6 @@
 // Loads a folder of Markdown pages into D1 with the Worker's own parsing and storage code.
 import { prepareSite, type PreparedSite, type Site } from "../src/documents/ingest.ts";
-import { syncDocuments, type SyncReport } from "../src/documents/store.ts";
+import { syncDocuments, type SyncReport, type WriteProgress } from "../src/documents/sync.ts";
 import { PAGE_EXTENSION } from "../src/documents/names.ts";
 import { listFiles, readFiles } from "./files.ts";
 import { describeSync } from "./report.ts";
@@ -29,7 +29,8 @@ const PROGRESS_EVERY = 100;
 
 /**
  * Ingests every page under `dir` for one site. All or nothing: if any page is
- * malformed, the errors are thrown together and nothing is written.
+ * malformed, the errors are thrown together and nothing is written. Progress
+ * lines say how many pages are prepared, then written, and at what rate.
  */
 export async function ingestDocsFolder(
   db: D1Database,
@@ -43,11 +44,23 @@ export async function ingestDocsFolder(
   const { documents, skipped } = await prepareSite(await readFiles(dir, paths), site, (prepared, total) => {
     if (progress && total > PROGRESS_EVERY && (prepared % PROGRESS_EVERY === 0 || prepared === total)) progress(`prepared ${prepared}/${total} pages`);
   });
-  progress?.(`writing ${documents.length} pages to D1 in one batch`);
   const cleaned = documents
     .map((doc) => ({ path: doc.path, summary: describeMarkupCounts(doc.markupRemoved) }))
     .filter((page) => page.summary !== "");
-  return { ...(await syncDocuments(db, site.baseUri, documents, options)), skipped, cleaned };
+  const started = performance.now();
+  const onProgress = progress && ((written: WriteProgress) => progress(describeWriteProgress(written, performance.now() - started)));
+  return { ...(await syncDocuments(db, site.baseUri, documents, { ...options, onProgress })), skipped, cleaned };
+}
+
+/**
+ * One progress line of the writing phase.
+ *
+ * @example describeWriteProgress({ pages: 1200, totalPages: 12500, bytes: 8.2e6, totalBytes: 80.3e6 }, 2000) // "wrote 1200/12500 pages, 8.2/80.3 MB, 4.1 MB/s"
+ */
+export function describeWriteProgress(progress: WriteProgress, elapsedMs: number): string {
+  const mb = (bytes: number) => (bytes / 1e6).toFixed(1);
+  const rate = elapsedMs > 0 ? (progress.bytes / 1e6 / (elapsedMs / 1000)).toFixed(1) : "0.0";
+  return `wrote ${progress.pages}/${progress.totalPages} pages, ${mb(progress.bytes)}/${mb(progress.totalBytes)} MB, ${rate} MB/s`;
 }
 
 /** One line a person can read: what changed. */

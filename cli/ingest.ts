@@ -1,4 +1,4 @@
-// npm run ingest -- docs <dir> --base-uri <https://host[/prefix]> [--data-source <host>] [--prune] [--persist-to <dir>]
+// npm run ingest -- docs <dir> --base-uri <https://host[/prefix]> [--data-source <host>] [--prune] [--remote] [--persist-to <dir>]
 // npm run ingest -- library <dir> [--library <name>] [--prune] [--remote] [--persist-to <dir>]
 import { parseArgs } from "node:util";
 import { siteFor } from "../src/documents/ingest.ts";
@@ -6,15 +6,17 @@ import { describeDocsIngest, describeDocsPages, ingestDocsFolder, refuseDefaultC
 import { USER_LIBRARY, checkLibraryName, describeLibraryIngest, ingestLibraryFolder } from "./ingest-library.ts";
 import { withEnv } from "./env.ts";
 import { DEFAULT_STATE_DIR } from "./local-env.ts";
+import { progressPrinter } from "./progress.ts";
 import { runCli } from "./run-cli.ts";
 
 const USAGE = `usage:
-  npm run ingest -- docs <dir> --base-uri <https://host[/prefix]> [--data-source <host>] [--prune] [--persist-to <dir>]
+  npm run ingest -- docs <dir> --base-uri <https://host[/prefix]> [--data-source <host>] [--prune] [--remote] [--persist-to <dir>]
 
   npm run ingest -- library <dir> [--library <name>] [--prune] [--remote] [--persist-to <dir>]
 
 docs: loads a folder of Markdown pages (front matter: title, description) into the local D1
-database that \`npm start\` serves. Pages under other base URIs are never touched.
+database that \`npm start\` serves (--remote: the deployed one). Pages under other base URIs are
+never touched.
 
 library: loads StackQL query-library entries (<dir> holds the <family>/ folders) into the
 library <name> (default "${USER_LIBRARY}"): metadata into D1, templates into KV. Invalid files
@@ -39,15 +41,15 @@ async function main(argv: string[]): Promise<void> {
   const [kind, dir, ...extra] = positionals;
   if (kind === "library") return ingestLibrary(dir, extra, values);
   if (kind !== "docs") throw new Error(kind ? `unknown kind "${kind}"; expected "docs" or "library"` : "say what to ingest: docs or library");
-  if (values.remote) throw new Error("--remote is not supported for docs yet");
   if (!dir || extra.length > 0) throw new Error("give exactly one folder to ingest");
   if (!values["base-uri"]) throw new Error("--base-uri is required, e.g. --base-uri https://docs.example.com");
   const site = siteFor(values["base-uri"], values["data-source"]);
   refuseDefaultCorpusBase(site);
-  const progress = (line: string) => console.error(`ingest: ${line}`);
-  const result = await withEnv({ remote: false, persistTo: values["persist-to"] }, (env) =>
-    ingestDocsFolder(env.DB, dir, site, { prune: values.prune, progress }),
-  );
+  const progress = progressPrinter("ingest");
+  // With --remote, the very code path of a local run, against the deployed D1 database, in batches within D1's limits.
+  const result = await withEnv({ remote: values.remote, persistTo: values["persist-to"] }, (env) =>
+    ingestDocsFolder(env.DB, dir, site, { prune: values.prune, progress: progress.update }),
+  ).finally(progress.done);
   for (const line of describeDocsPages(result)) console.log(line);
   console.log(describeDocsIngest(site.baseUri, result));
 }

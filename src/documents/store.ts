@@ -1,5 +1,5 @@
-import type { PreparedDocument } from "./ingest.ts";
 import type { CompiledFilter } from "./filter.ts";
+import { D1_LIMITS } from "../d1/limits.ts";
 import { RANKING } from "./rank.ts";
 
 /** The document fields every result carries (SPEC 2). */
@@ -48,8 +48,7 @@ interface ChunkRow {
   update_time: string;
 }
 
-/** D1 allows at most 100 bound parameters per statement. */
-const MAX_BOUND_PARAMETERS = 100;
+const MAX_BOUND_PARAMETERS = D1_LIMITS.boundParameters;
 
 function toSummary(row: Omit<DocumentRow, "content" | "content_length_bytes">): DocumentSummary {
   return {
@@ -173,104 +172,4 @@ export async function fetchCandidates(
     })),
     statistics: { chunkCount, chunkFrequency },
   };
-}
-
-/** What one ingestion run did to the pages under its base URI. */
-export interface SyncReport {
-  added: string[];
-  updated: string[];
-  unchanged: string[];
-  removed: string[];
-}
-
-/**
- * Makes the pages ingested under `baseUri` match `documents`, in one atomic
- * D1 batch: new pages are added, changed pages replaced (new updateTime),
- * unchanged pages left alone (updateTime kept) and, with `prune`, pages this
- * base URI ingested before but no longer has are removed. Pages of other base
- * URIs are never touched; a page another base URI owns is refused.
- */
-export async function syncDocuments(
-  db: D1Database,
-  baseUri: string,
-  documents: readonly PreparedDocument[],
-  options: { prune: boolean; now?: Date },
-): Promise<SyncReport> {
-  const updateTime = (options.now ?? new Date()).toISOString();
-  const { results: existing } = await db
-    .prepare("SELECT name, base_uri, content_hash FROM documents WHERE base_uri = ?1")
-    .bind(baseUri)
-    .all<{ name: string; base_uri: string; content_hash: string }>();
-  const hashes = new Map(existing.map((row) => [row.name, row.content_hash]));
-  await refuseForeignPages(db, baseUri, documents.filter((doc) => !hashes.has(doc.name)));
-
-  const report: SyncReport = { added: [], updated: [], unchanged: [], removed: [] };
-  const statements: D1PreparedStatement[] = [];
-  for (const doc of documents) {
-    const previous = hashes.get(doc.name);
-    if (previous === doc.contentHash) {
-      report.unchanged.push(doc.name);
-      continue;
-    }
-    (previous === undefined ? report.added : report.updated).push(doc.name);
-    statements.push(...writeDocument(db, baseUri, doc, updateTime));
-  }
-  if (options.prune) {
-    const kept = new Set(documents.map((doc) => doc.name));
-    for (const name of hashes.keys()) {
-      if (kept.has(name)) continue;
-      report.removed.push(name);
-      statements.push(db.prepare("DELETE FROM chunks WHERE document_name = ?1").bind(name));
-      statements.push(db.prepare("DELETE FROM documents WHERE name = ?1").bind(name));
-    }
-  }
-  if (statements.length > 0) await db.batch(statements);
-  return report;
-}
-
-async function refuseForeignPages(db: D1Database, baseUri: string, candidates: readonly PreparedDocument[]): Promise<void> {
-  for (let i = 0; i < candidates.length; i += MAX_BOUND_PARAMETERS - 1) {
-    const batch = candidates.slice(i, i + MAX_BOUND_PARAMETERS - 1).map((doc) => doc.name);
-    const placeholders = batch.map((_, j) => `?${j + 2}`).join(", ");
-    const owned = await db
-      .prepare(`SELECT name, base_uri FROM documents WHERE base_uri != ?1 AND name IN (${placeholders}) LIMIT 1`)
-      .bind(baseUri, ...batch)
-      .first<{ name: string; base_uri: string }>();
-    if (owned) {
-      throw new Error(
-        `${owned.name} was ingested under base URI ${owned.base_uri}; ingest that folder again or ingest this one under a base URI that does not overlap`,
-      );
-    }
-  }
-}
-
-/** Rows per multi-row chunk INSERT, so one statement stays under the parameter limit. */
-const CHUNK_COLUMNS = 6;
-const CHUNKS_PER_INSERT = Math.floor(MAX_BOUND_PARAMETERS / CHUNK_COLUMNS);
-
-function writeDocument(db: D1Database, baseUri: string, doc: PreparedDocument, updateTime: string): D1PreparedStatement[] {
-  const statements = [
-    db.prepare("DELETE FROM chunks WHERE document_name = ?1").bind(doc.name),
-    db
-      .prepare(
-        `INSERT INTO documents (name, uri, base_uri, data_source, title, description, content, content_length_bytes, content_hash, update_time)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)
-         ON CONFLICT (name) DO UPDATE SET
-           uri = excluded.uri, data_source = excluded.data_source, title = excluded.title,
-           description = excluded.description, content = excluded.content,
-           content_length_bytes = excluded.content_length_bytes, content_hash = excluded.content_hash,
-           update_time = excluded.update_time`,
-      )
-      .bind(doc.name, doc.uri, baseUri, doc.dataSource, doc.title, doc.description, doc.content, doc.contentLengthBytes, doc.contentHash, updateTime),
-  ];
-  for (let i = 0; i < doc.chunks.length; i += CHUNKS_PER_INSERT) {
-    const rows = doc.chunks.slice(i, i + CHUNKS_PER_INSERT);
-    const values = rows.map((_, j) => `(${Array.from({ length: CHUNK_COLUMNS }, (_, k) => `?${j * CHUNK_COLUMNS + k + 1}`).join(", ")})`);
-    statements.push(
-      db
-        .prepare(`INSERT INTO chunks (document_name, chunk_id, position, title, heading, content) VALUES ${values.join(", ")}`)
-        .bind(...rows.flatMap((chunk) => [doc.name, chunk.id, chunk.position, doc.title, chunk.heading, chunk.content])),
-    );
-  }
-  return statements;
 }

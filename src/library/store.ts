@@ -1,4 +1,4 @@
-import type { SyncReport } from "../documents/store.ts";
+import type { SyncReport } from "../documents/sync.ts";
 import { sha256Hex } from "../hash.ts";
 import { splitEntry, type EntryBody, type EntryMetadata, type LibraryEntry } from "./entry.ts";
 

@@ -2,7 +2,7 @@
 import { env } from "cloudflare:test";
 import { DEFAULT_CORPUS } from "../../src/documents/default-corpus.ts";
 import { prepareSite, siteFor, type PreparedDocument } from "../../src/documents/ingest.ts";
-import { syncDocuments } from "../../src/documents/store.ts";
+import { syncDocuments } from "../../src/documents/sync.ts";
 
 const pages = import.meta.glob<string>("../../corpus/docs/**/*.md", { query: "?raw", import: "default", eager: true });
 

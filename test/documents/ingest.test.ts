@@ -4,7 +4,8 @@ import { chunkDocument, MAX_CHUNK_CHARS } from "../../src/documents/chunk.ts";
 import { getDocuments } from "../../src/documents/get.ts";
 import { PageError, prepareDocument, prepareSite, siteFor, type PreparedDocument } from "../../src/documents/ingest.ts";
 import { documentNameForUri, pageUri } from "../../src/documents/names.ts";
-import { findDocuments, syncDocuments } from "../../src/documents/store.ts";
+import { findDocuments } from "../../src/documents/store.ts";
+import { syncDocuments } from "../../src/documents/sync.ts";
 import { searchDocuments } from "../../src/documents/search.ts";
 
 const dart = siteFor("https://dart.dev");

@@ -5,7 +5,7 @@ import { AlmanacError } from "../../src/errors.ts";
 import { readDocuments, type DocumentPart } from "../../src/documents/read.ts";
 import { searchDocuments } from "../../src/documents/search.ts";
 import { prepareSite, siteFor, type PreparedDocument } from "../../src/documents/ingest.ts";
-import { syncDocuments } from "../../src/documents/store.ts";
+import { syncDocuments } from "../../src/documents/sync.ts";
 import { corpusName, loadCorpus } from "./corpus.ts";
 import { LONG_PAGE, loadLongPage } from "./long-pages.ts";
 

@@ -4,7 +4,7 @@ import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { chunkDocument } from "../../src/documents/chunk.ts";
 import { prepareSite, siteFor, type PreparedDocument } from "../../src/documents/ingest.ts";
-import { syncDocuments } from "../../src/documents/store.ts";
+import { syncDocuments } from "../../src/documents/sync.ts";
 import { searchDocuments } from "../../src/documents/search.ts";
 
 const files = import.meta.glob<string>("../fixtures/sites/*", { query: "?raw", import: "default", eager: true });

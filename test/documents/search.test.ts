@@ -5,7 +5,7 @@ import { getDocuments } from "../../src/documents/get.ts";
 import { prepareSite, siteFor } from "../../src/documents/ingest.ts";
 import { rankCandidates } from "../../src/documents/rank.ts";
 import { searchDocuments } from "../../src/documents/search.ts";
-import { syncDocuments } from "../../src/documents/store.ts";
+import { syncDocuments } from "../../src/documents/sync.ts";
 import { AlmanacError } from "../../src/errors.ts";
 import { corpusName, loadCorpus } from "./corpus.ts";
 

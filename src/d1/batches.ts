@@ -1,0 +1,57 @@
+import { D1_LIMITS, MAX_BATCH_BYTES } from "./limits.ts";
+
+/** Statements that must land together (one page's delete and inserts), and the bytes of values they bind. */
+export interface StatementGroup<Statement> {
+  statements: Statement[];
+  bytes: number;
+}
+
+/** How large one batch may be. */
+export interface BatchLimits {
+  statements: number;
+  bytes: number;
+}
+
+/** What a deployed D1 database accepts in one batch (limits.ts). */
+export const D1_BATCH_LIMITS: BatchLimits = { statements: D1_LIMITS.queriesPerInvocation, bytes: MAX_BATCH_BYTES };
+
+/**
+ * Packs groups into as few batches as the limits allow, in order, never
+ * splitting a group: each page is written whole or not at all. A group
+ * larger than a batch gets a batch of its own (D1 then judges it).
+ *
+ * @example planBatches([{ statements: [a, b], bytes: 10 }, { statements: [c], bytes: 5 }], { statements: 2, bytes: 100 }) // [[a, b], [c]]
+ */
+export function planBatches<Statement>(groups: readonly StatementGroup<Statement>[], limits: BatchLimits = D1_BATCH_LIMITS): Statement[][] {
+  const batches: Statement[][] = [];
+  let current: Statement[] = [];
+  let bytes = 0;
+  for (const group of groups) {
+    const fits = current.length + group.statements.length <= limits.statements && bytes + group.bytes <= limits.bytes;
+    if (!fits && current.length > 0) {
+      batches.push(current);
+      current = [];
+      bytes = 0;
+    }
+    current.push(...group.statements);
+    bytes += group.bytes;
+  }
+  if (current.length > 0) batches.push(current);
+  return batches;
+}
+
+/** UTF-8 bytes of a text value, as D1 counts it against its size limits. */
+export function utf8Bytes(text: string): number {
+  // Faster than encoding: every code unit is 1–3 bytes, a surrogate pair 4.
+  let bytes = 0;
+  for (let i = 0; i < text.length; i += 1) {
+    const code = text.charCodeAt(i);
+    if (code < 0x80) bytes += 1;
+    else if (code < 0x800) bytes += 2;
+    else if (code >= 0xd800 && code < 0xdc00) {
+      bytes += 4;
+      i += 1;
+    } else bytes += 3;
+  }
+  return bytes;
+}

@@ -1,0 +1,154 @@
+/**
+ * Writing an ingestion run into D1: the pages of one base URI made to match
+ * a folder, in batches sized from D1's documented limits (src/d1/limits.ts),
+ * so the same code loads 20 pages locally or 100,000 chunks into a deployed
+ * database.
+ */
+import { planBatches, utf8Bytes, type StatementGroup } from "../d1/batches.ts";
+import { D1_LIMITS, rowsPerInsert } from "../d1/limits.ts";
+import type { PreparedDocument } from "./ingest.ts";
+
+/** What one ingestion run did to the pages under its base URI. */
+export interface SyncReport {
+  added: string[];
+  updated: string[];
+  unchanged: string[];
+  removed: string[];
+}
+
+/** How far the writing has got, after each batch. */
+export interface WriteProgress {
+  pages: number;
+  totalPages: number;
+  bytes: number;
+  totalBytes: number;
+}
+
+/**
+ * Makes the pages ingested under `baseUri` match `documents`: new pages are
+ * added, changed pages replaced (new updateTime), unchanged pages left alone
+ * (updateTime kept) and, with `prune`, pages this base URI ingested before
+ * but no longer has are removed. Pages of other base URIs are never touched;
+ * a page another base URI owns is refused before anything is written.
+ *
+ * A run that fits one D1 batch is all or nothing. A larger one is written in
+ * batches of whole pages (D1_BATCH_LIMITS), removals last: if it fails part
+ * way, every page is either its old or its new version, never half of one,
+ * and running it again writes only what is still missing.
+ */
+export async function syncDocuments(
+  db: D1Database,
+  baseUri: string,
+  documents: readonly PreparedDocument[],
+  options: { prune: boolean; now?: Date; onProgress?: (progress: WriteProgress) => void },
+): Promise<SyncReport> {
+  const updateTime = (options.now ?? new Date()).toISOString();
+  const { results: existing } = await db
+    .prepare("SELECT name, content_hash FROM documents WHERE base_uri = ?1")
+    .bind(baseUri)
+    .all<{ name: string; content_hash: string }>();
+  const hashes = new Map(existing.map((row) => [row.name, row.content_hash]));
+  await refuseForeignPages(db, baseUri, documents.filter((doc) => !hashes.has(doc.name)));
+
+  const report: SyncReport = { added: [], updated: [], unchanged: [], removed: [] };
+  const groups: (StatementGroup<D1PreparedStatement> & { pages: number })[] = [];
+  for (const doc of documents) {
+    const previous = hashes.get(doc.name);
+    if (previous === doc.contentHash) {
+      report.unchanged.push(doc.name);
+      continue;
+    }
+    (previous === undefined ? report.added : report.updated).push(doc.name);
+    groups.push({ ...writeDocument(db, baseUri, doc, updateTime), pages: 1 });
+  }
+  if (options.prune) {
+    const kept = new Set(documents.map((doc) => doc.name));
+    for (const name of hashes.keys()) {
+      if (kept.has(name)) continue;
+      report.removed.push(name);
+      groups.push({
+        statements: [db.prepare("DELETE FROM chunks WHERE document_name = ?1").bind(name), db.prepare("DELETE FROM documents WHERE name = ?1").bind(name)],
+        bytes: 2 * utf8Bytes(name),
+        pages: 0,
+      });
+    }
+  }
+  await writeBatches(db, groups, options.onProgress);
+  return report;
+}
+
+/** Runs the groups' statements in planned batches, reporting progress after each. */
+async function writeBatches(
+  db: D1Database,
+  groups: readonly (StatementGroup<D1PreparedStatement> & { pages: number })[],
+  onProgress: ((progress: WriteProgress) => void) | undefined,
+): Promise<void> {
+  const totalPages = groups.reduce((sum, group) => sum + group.pages, 0);
+  const totalBytes = groups.reduce((sum, group) => sum + group.bytes, 0);
+  // The plan keeps groups whole and in order, so walking the groups alongside tells what each batch finished.
+  const progress: WriteProgress = { pages: 0, totalPages, bytes: 0, totalBytes };
+  let group = 0;
+  for (const batch of planBatches(groups)) {
+    await db.batch(batch);
+    for (let statements = 0; statements < batch.length && group < groups.length; group += 1) {
+      const done = groups[group] as (typeof groups)[number];
+      statements += done.statements.length;
+      progress.pages += done.pages;
+      progress.bytes += done.bytes;
+    }
+    onProgress?.({ ...progress });
+  }
+}
+
+/** Names per look-up: the base URI takes one parameter, the names the rest. */
+const NAMES_PER_LOOKUP = D1_LIMITS.boundParameters - 1;
+
+async function refuseForeignPages(db: D1Database, baseUri: string, candidates: readonly PreparedDocument[]): Promise<void> {
+  for (let i = 0; i < candidates.length; i += NAMES_PER_LOOKUP) {
+    const batch = candidates.slice(i, i + NAMES_PER_LOOKUP).map((doc) => doc.name);
+    const placeholders = batch.map((_, j) => `?${j + 2}`).join(", ");
+    const owned = await db
+      .prepare(`SELECT name, base_uri FROM documents WHERE base_uri != ?1 AND name IN (${placeholders}) LIMIT 1`)
+      .bind(baseUri, ...batch)
+      .first<{ name: string; base_uri: string }>();
+    if (owned) {
+      throw new Error(
+        `${owned.name} was ingested under base URI ${owned.base_uri}; ingest that folder again or ingest this one under a base URI that does not overlap`,
+      );
+    }
+  }
+}
+
+/** Rows per multi-row chunk INSERT, so one statement stays under the parameter limit. */
+const CHUNK_COLUMNS = 6;
+const CHUNKS_PER_INSERT = rowsPerInsert(CHUNK_COLUMNS);
+
+/** One page's statements (its old chunks out, its row and new chunks in) and the bytes they bind. */
+function writeDocument(db: D1Database, baseUri: string, doc: PreparedDocument, updateTime: string): StatementGroup<D1PreparedStatement> {
+  const statements = [
+    db.prepare("DELETE FROM chunks WHERE document_name = ?1").bind(doc.name),
+    db
+      .prepare(
+        `INSERT INTO documents (name, uri, base_uri, data_source, title, description, content, content_length_bytes, content_hash, update_time)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)
+         ON CONFLICT (name) DO UPDATE SET
+           uri = excluded.uri, data_source = excluded.data_source, title = excluded.title,
+           description = excluded.description, content = excluded.content,
+           content_length_bytes = excluded.content_length_bytes, content_hash = excluded.content_hash,
+           update_time = excluded.update_time`,
+      )
+      .bind(doc.name, doc.uri, baseUri, doc.dataSource, doc.title, doc.description, doc.content, doc.contentLengthBytes, doc.contentHash, updateTime),
+  ];
+  let bytes = doc.contentLengthBytes + utf8Bytes(doc.name + doc.uri + baseUri + doc.title + doc.description) + 100;
+  for (let i = 0; i < doc.chunks.length; i += CHUNKS_PER_INSERT) {
+    const rows = doc.chunks.slice(i, i + CHUNKS_PER_INSERT);
+    const values = rows.map((_, j) => `(${Array.from({ length: CHUNK_COLUMNS }, (_, k) => `?${j * CHUNK_COLUMNS + k + 1}`).join(", ")})`);
+    statements.push(
+      db
+        .prepare(`INSERT INTO chunks (document_name, chunk_id, position, title, heading, content) VALUES ${values.join(", ")}`)
+        .bind(...rows.flatMap((chunk) => [doc.name, chunk.id, chunk.position, doc.title, chunk.heading, chunk.content])),
+    );
+    bytes += rows.reduce((sum, chunk) => sum + utf8Bytes(doc.name + chunk.id + doc.title + chunk.heading + chunk.content) + 8, 0);
+  }
+  return { statements, bytes };
+}
