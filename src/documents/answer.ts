@@ -2,6 +2,7 @@ import { compileFilter } from "./filter.ts";
 import type { RankedCandidate, WeightedTerm } from "./rank.ts";
 import { retrieveChunks } from "./retrieve.ts";
 import { sentencesOf, type Sentence } from "./sentences.ts";
+import type { D1Reader } from "../d1/sessions.ts";
 
 /** A grounded answer in the shape of Google's AnswerQueryResponse. */
 export interface Answer {
@@ -74,7 +75,7 @@ function shapeOf(query: string): QuestionShape {
  * Every word is copied from a referenced document, so it needs no model and
  * cannot invent anything.
  */
-export async function answerQuery(db: D1Database, request: { query: string; filter?: string }): Promise<Answer> {
+export async function answerQuery(db: D1Reader, request: { query: string; filter?: string }): Promise<Answer> {
   const filter = compileFilter(request.filter);
   const noAnswer: Answer = { answerText: NO_GROUNDED_ANSWER, references: [], citations: [] };
   const { ranked, terms } = await retrieveChunks(db, request.query, { source: request.filter, compiled: filter });

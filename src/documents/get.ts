@@ -1,6 +1,7 @@
 import { AlmanacError } from "../errors.ts";
 import { documentNameProblem } from "./names.ts";
 import { findDocuments, type StoredDocument } from "./store.ts";
+import type { D1Reader } from "../d1/sessions.ts";
 
 /** Google's batch get takes at most 20 names per call. */
 export const MAX_NAMES_PER_GET = 20;
@@ -10,7 +11,7 @@ export const MAX_NAMES_PER_GET = 20;
  * All or nothing: any unknown name fails the whole call, naming every missing one.
  * How many names may be asked for is the tool schema's rule (1–MAX_NAMES_PER_GET).
  */
-export async function getDocuments(db: D1Database, names: readonly string[]): Promise<StoredDocument[]> {
+export async function getDocuments(db: D1Reader, names: readonly string[]): Promise<StoredDocument[]> {
   const found = await requireDocuments(db, names);
   return names.map((name) => found.get(name) as StoredDocument);
 }
@@ -21,7 +22,7 @@ export async function getDocuments(db: D1Database, names: readonly string[]): Pr
  * missing name). `asked[i]` is how the caller wrote `names[i]` (with its
  * `#section`, say), for the error messages.
  */
-export async function requireDocuments(db: D1Database, names: readonly string[], asked: readonly string[] = names): Promise<Map<string, StoredDocument>> {
+export async function requireDocuments(db: D1Reader, names: readonly string[], asked: readonly string[] = names): Promise<Map<string, StoredDocument>> {
   names.forEach((name, index) => {
     const problem = documentNameProblem(name);
     if (problem) throw new AlmanacError("INVALID_ARGUMENT", `names[${index}] "${(asked[index] ?? name).slice(0, 80)}" ${problem}`);

@@ -8,6 +8,7 @@ import { AlmanacError } from "../errors.ts";
 import { requireDocuments } from "./get.ts";
 import { LEAD_ANCHOR, outlineOf, type OutlineHeading, type PageOutline } from "./outline.ts";
 import type { StoredDocument } from "./store.ts";
+import type { D1Reader } from "../d1/sessions.ts";
 
 /** What a name asks for: a document, optionally one section, and which part. */
 export interface PartName {
@@ -67,7 +68,7 @@ export interface ReadBudget {
  * entries come back empty with `next` naming what to ask for. All or nothing:
  * an unknown document or section fails the call, naming every one.
  */
-export async function readDocuments(db: D1Database, names: readonly string[], { partChars, totalChars }: ReadBudget): Promise<DocumentPart[]> {
+export async function readDocuments(db: D1Reader, names: readonly string[], { partChars, totalChars }: ReadBudget): Promise<DocumentPart[]> {
   const asked = names.map(parsePartName);
   const found = await requireDocuments(db, asked.map((name) => name.document), names);
 

@@ -3,6 +3,7 @@ import type { CompiledFilter } from "./filter.ts";
 import { camelCaseParts, ftsQueryFor, queryIdentifiers, queryTerms, queryWords, stem } from "./query-text.ts";
 import { namedSites, rankCandidates, weighTerms, type RankedCandidate, type WeightedTerm } from "./rank.ts";
 import { fetchCandidates, type ChunkHit } from "./store.ts";
+import type { D1Reader } from "../d1/sessions.ts";
 
 /** The chunks that best answer a query, best first, and the query's words as they were weighed. */
 export interface Retrieval {
@@ -15,7 +16,7 @@ export interface Retrieval {
  * FTS5 index, re-ranked (rank.ts). Search and answers both start here, so an
  * answer is always drawn from what search ranks first.
  */
-export async function retrieveChunks(db: D1Database, query: string, filter: { source?: string; compiled: CompiledFilter | null }): Promise<Retrieval> {
+export async function retrieveChunks(db: D1Reader, query: string, filter: { source?: string; compiled: CompiledFilter | null }): Promise<Retrieval> {
   const ftsQuery = ftsQueryFor(query);
   if (!ftsQuery) return { ranked: [], terms: [] };
   // A query of stopwords only ("how to", "C") is searched by them all, as queryTerms does; its words weigh them too.

@@ -4,6 +4,7 @@ import { cutAtLine } from "../markdown/page.ts";
 import { compileFilter } from "./filter.ts";
 import { retrieveChunks, toChunkHit } from "./retrieve.ts";
 import { RANKED_CANDIDATES, type ChunkHit } from "./store.ts";
+import type { D1Reader } from "../d1/sessions.ts";
 
 /** A search request after argument validation (SPEC 2.1). */
 export interface SearchRequest {
@@ -32,7 +33,7 @@ export const MAX_PAGE_SIZE = 20;
 const MAX_OFFSET = RANKED_CANDIDATES;
 
 /** Chunks relevant to the query, best first, one page at a time. */
-export async function searchDocuments(db: D1Database, request: SearchRequest): Promise<SearchResult> {
+export async function searchDocuments(db: D1Reader, request: SearchRequest): Promise<SearchResult> {
   const pageSize = request.pageSize ?? DEFAULT_PAGE_SIZE;
   const filter = compileFilter(request.filter);
   const offset = request.pageToken ? decodePageToken(request.pageToken, await pageTokenKey(request.query, request.filter)) : 0;

@@ -1,5 +1,7 @@
 import type { CompiledFilter } from "./filter.ts";
 import { D1_LIMITS } from "../d1/limits.ts";
+import type { D1Reader } from "../d1/sessions.ts";
+import { timed } from "../observability/timings.ts";
 import { RANKING } from "./rank.ts";
 
 /** The document fields every result carries (SPEC 2). */
@@ -62,25 +64,27 @@ function toSummary(row: Omit<DocumentRow, "content" | "content_length_bytes">): 
 }
 
 /** How many pages the corpus holds. */
-export async function countDocuments(db: D1Database): Promise<number> {
-  const row = await db.prepare("SELECT count(*) AS n FROM documents").first<{ n: number }>();
+export async function countDocuments(db: D1Reader): Promise<number> {
+  const row = await timed("d1", () => db.prepare("SELECT count(*) AS n FROM documents").first<{ n: number }>());
   return row?.n ?? 0;
 }
 
 /** The stored pages among `names`, keyed by name (missing names are absent). */
-export async function findDocuments(db: D1Database, names: readonly string[]): Promise<Map<string, StoredDocument>> {
+export async function findDocuments(db: D1Reader, names: readonly string[]): Promise<Map<string, StoredDocument>> {
   const found = new Map<string, StoredDocument>();
   const unique = [...new Set(names)];
   for (let i = 0; i < unique.length; i += MAX_BOUND_PARAMETERS) {
     const batch = unique.slice(i, i + MAX_BOUND_PARAMETERS);
     const placeholders = batch.map((_, j) => `?${j + 1}`).join(", ");
-    const { results } = await db
-      .prepare(
-        `SELECT name, uri, title, description, data_source, update_time, content, content_length_bytes
-         FROM documents WHERE name IN (${placeholders})`,
-      )
-      .bind(...batch)
-      .all<DocumentRow>();
+    const { results } = await timed("d1", () =>
+      db
+        .prepare(
+          `SELECT name, uri, title, description, data_source, update_time, content, content_length_bytes
+           FROM documents WHERE name IN (${placeholders})`,
+        )
+        .bind(...batch)
+        .all<DocumentRow>(),
+    );
     for (const row of results) {
       found.set(row.name, { ...toSummary(row), content: row.content, contentLengthBytes: row.content_length_bytes });
     }
@@ -123,7 +127,7 @@ export interface TermStatistics {
  * never reaches FTS syntax.
  */
 export async function fetchCandidates(
-  db: D1Database,
+  db: D1Reader,
   ftsQuery: string,
   stems: readonly string[],
   options: { filter: CompiledFilter | null; unlessAlone?: string },
@@ -152,11 +156,11 @@ export async function fetchCandidates(
     .bind(...wanted);
   // max(rowid) stands in for the chunk count: exact after a fresh ingest, never smaller, and O(log n) where count(*) is O(n).
   const size = db.prepare("SELECT coalesce(max(rowid), 0) AS n FROM chunks");
-  const [candidateRows, frequencyRows, sizeRows] = await db.batch<unknown>([candidates, frequencies, size]).catch(async (error: unknown) => {
+  const [candidateRows, frequencyRows, sizeRows] = await timed("d1", () => db.batch<unknown>([candidates, frequencies, size])).catch(async (error: unknown) => {
     // A database without migration 0004 (or an engine without fts5vocab) still searches, with every word weighed alike.
     if (!/chunks_vocab|fts5vocab/.test(String(error))) throw error;
     console.warn(`search: index vocabulary unavailable, words are not weighed by rarity (${String(error)}); apply the D1 migrations`);
-    return [await candidates.all(), undefined, undefined];
+    return [await timed("d1", () => candidates.all()), undefined, undefined];
   });
   const chunkFrequency = new Map(((frequencyRows?.results ?? []) as { term: string; doc: number }[]).map((row) => [row.term, row.doc]));
   const chunkCount = ((sizeRows?.results ?? [])[0] as { n: number } | undefined)?.n ?? 0;

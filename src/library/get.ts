@@ -12,7 +12,7 @@ import {
 } from "./entry.ts";
 import { renderTemplate } from "./render.ts";
 import { docUrlFor, librarySource, snapshotEntry, type LibraryConfig, type LibrarySource, type SourceTier } from "./source.ts";
-import { DEFAULT_LIBRARY, TemplateStoreError, findStoredEntry, readEntryBody, type LibraryBindings } from "./store.ts";
+import { DEFAULT_LIBRARY, TemplateStoreError, findStoredEntry, readEntryBody, type LibraryReadBindings } from "./store.ts";
 
 /** query_library_get's result (SPEC 3.2). */
 export interface LibraryEntryView extends LibrarySource {
@@ -52,7 +52,7 @@ export interface LibraryGetInput {
  *
  * @example await getQueryLibraryEntry(env, { id: "aws/s3/buckets-list", params: { region: "us-east-1" } })
  */
-export async function getQueryLibraryEntry(env: LibraryBindings & LibraryConfig, input: LibraryGetInput): Promise<LibraryEntryView> {
+export async function getQueryLibraryEntry(env: LibraryReadBindings & LibraryConfig, input: LibraryGetInput): Promise<LibraryEntryView> {
   // The whole id is echoed, however long: SPEC 3.2 fixes this message, and the caller sent those bytes anyway.
   if (!ENTRY_ID_PATTERN.test(input.id)) throw new AlmanacError("INVALID_ARGUMENT", `invalid query id "${input.id}"`);
   if (input.id.length > MAX_ENTRY_ID_LENGTH) throw unknownId(input.id);
@@ -104,7 +104,7 @@ const UNAVAILABLE_MESSAGE = "the query library store is unavailable right now an
  * A user's entry is never answered with the default library's version of the
  * same id: the snapshot only stands in for entries the default library owns.
  */
-async function loadEntry(env: LibraryBindings, id: string): Promise<{ entry: LibraryEntry; tier: SourceTier }> {
+async function loadEntry(env: LibraryReadBindings, id: string): Promise<{ entry: LibraryEntry; tier: SourceTier }> {
   let stored;
   try {
     stored = await findStoredEntry(env.DB, id);

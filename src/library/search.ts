@@ -1,6 +1,6 @@
 import { mutationsVisible, rankEntries, serverMode, type LibraryHit, type LibraryQuery } from "./scoring.ts";
 import { librarySource, snapshotEntries, type LibraryConfig, type LibrarySource } from "./source.ts";
-import { listSearchableEntries, type LibraryBindings } from "./store.ts";
+import { listSearchableEntries, type LibraryReadBindings } from "./store.ts";
 
 /** StackQL's default number of hits. */
 export const DEFAULT_LIMIT = 5;
@@ -31,7 +31,7 @@ export type LibrarySearchInput = Omit<LibraryQuery, "limit"> & { limit?: number 
  *
  * @example await searchQueryLibrary(env, { intent: "list all s3 buckets" })
  */
-export async function searchQueryLibrary(env: LibraryBindings & LibraryConfig, input: LibrarySearchInput): Promise<LibrarySearchResult> {
+export async function searchQueryLibrary(env: LibraryReadBindings & LibraryConfig, input: LibrarySearchInput): Promise<LibrarySearchResult> {
   const mode = serverMode(env.SERVER_MODE);
   const query: LibraryQuery = { ...input, limit: input.limit ?? DEFAULT_LIMIT };
   let source = librarySource(env, "primary");

@@ -1,4 +1,5 @@
 import type { SyncReport } from "../documents/sync.ts";
+import type { D1Reader } from "../d1/sessions.ts";
 import { sha256Hex } from "../hash.ts";
 import { splitEntry, type EntryBody, type EntryMetadata, type LibraryEntry } from "./entry.ts";
 
@@ -11,6 +12,12 @@ import { splitEntry, type EntryBody, type EntryMetadata, type LibraryEntry } fro
 /** The bindings the library needs; the CLI passes local or proxied ones. */
 export interface LibraryBindings {
   DB: D1Database;
+  TEMPLATES: KVNamespace;
+}
+
+/** What the library's read paths need: D1 may be a read session (d1/sessions.ts). */
+export interface LibraryReadBindings {
+  DB: D1Reader;
   TEMPLATES: KVNamespace;
 }
 
@@ -41,7 +48,7 @@ export interface StoredEntry {
  * ties keep). `includeMutations` is scoring's `mutationsVisible`; filtering
  * here only saves reading rows that rankEntries would drop anyway.
  */
-export async function listSearchableEntries(db: D1Database, includeMutations: boolean): Promise<EntryMetadata[]> {
+export async function listSearchableEntries(db: D1Reader, includeMutations: boolean): Promise<EntryMetadata[]> {
   const { results } = await db
     .prepare("SELECT metadata FROM library_entries WHERE status != 'deprecated' AND (?1 = 1 OR verb = 'select') ORDER BY id")
     .bind(includeMutations ? 1 : 0)
@@ -50,7 +57,7 @@ export async function listSearchableEntries(db: D1Database, includeMutations: bo
 }
 
 /** One entry's row, or null when no entry has that id. */
-export async function findStoredEntry(db: D1Database, id: string): Promise<StoredEntry | null> {
+export async function findStoredEntry(db: D1Reader, id: string): Promise<StoredEntry | null> {
   const row = await db.prepare("SELECT library, metadata, body_key FROM library_entries WHERE id = ?1").bind(id).first<IndexRow>();
   return row ? { library: row.library, metadata: JSON.parse(row.metadata) as EntryMetadata, bodyKey: row.body_key } : null;
 }

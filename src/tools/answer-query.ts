@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { answerQuery, type Answer } from "../documents/answer.ts";
-import { READ_ONLY_ANNOTATIONS, defineTool } from "./define.ts";
+import { READ_ONLY_ANNOTATIONS, defineTool, reads } from "./define.ts";
 import { filterField, queryField } from "./document-fields.ts";
 
 export const answerQueryTool = defineTool({
@@ -30,8 +30,8 @@ export const answerQueryTool = defineTool({
       .describe("Which reference grounds each span of answerText"),
   },
   annotations: { title: "Answer a question from the documentation", ...READ_ONLY_ANNOTATIONS },
-  async run(env, args) {
-    const answer = await answerQuery(env.DB, args);
+  async run(env, args, context) {
+    const answer = await reads(context).read(env.DB, (db) => answerQuery(db, args));
     return { structured: answer, text: formatAnswer(answer) };
   },
 });

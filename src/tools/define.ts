@@ -1,10 +1,22 @@
 import type { ToolAnnotations } from "@modelcontextprotocol/sdk/types.js";
 import type { z } from "zod";
+import { ReadConsistency } from "../d1/sessions.ts";
+import { timed } from "../observability/timings.ts";
 
 /** What a tool hands back: the structured result and its Markdown rendering. */
 export interface ToolOutput<Structured> {
   structured: Structured;
   text: string;
+}
+
+/**
+ * What a transport may hand a tool beside its arguments. `reads` is where the
+ * tool's D1 reads start (sessions.ts): a 2025-era MCP session keeps one for
+ * all its calls, so a later call never sees an older corpus than an earlier
+ * one; without it each call starts a session of its own.
+ */
+export interface ToolContext {
+  reads: ReadConsistency;
 }
 
 /**
@@ -19,7 +31,7 @@ export interface ToolDefinition<Input extends z.ZodRawShape, Output extends z.Zo
   inputSchema: Input;
   outputSchema: Output;
   annotations: ToolAnnotations;
-  run(env: Env, args: z.infer<z.ZodObject<Input>>): Promise<ToolOutput<z.infer<z.ZodObject<Output>>>>;
+  run(env: Env, args: z.infer<z.ZodObject<Input>>, context?: ToolContext): Promise<ToolOutput<z.infer<z.ZodObject<Output>>>>;
 }
 
 /** Every Almanac tool only reads a closed corpus (SPEC 2.5). */
@@ -30,12 +42,22 @@ export const READ_ONLY_ANNOTATIONS = {
   openWorldHint: false,
 } as const;
 
-/** Identity with inference, so each tool module gets its argument types checked. */
+/**
+ * A tool as every transport calls it: its handler timed as `tool`
+ * (observability/timings.ts) and given a read context of its own when the
+ * caller brings none. Inference checks each tool module's argument types.
+ */
 export function defineTool<Input extends z.ZodRawShape, Output extends z.ZodRawShape>(
   definition: ToolDefinition<Input, Output>,
 ): ToolDefinition<Input, Output> {
-  return definition;
+  const { run } = definition;
+  return { ...definition, run: (env, args, context = { reads: new ReadConsistency() }) => timed("tool", () => run(env, args, context)) };
 }
 
 /** Any tool, for lists of tools: `run` is a method, so its argument type is checked per tool, not here. */
 export type AnyToolDefinition = ToolDefinition<z.ZodRawShape, z.ZodRawShape>;
+
+/** The tool's read context: the one its caller keeps, or, run by itself, a fresh one. */
+export function reads(context: ToolContext | undefined): ReadConsistency {
+  return context?.reads ?? new ReadConsistency();
+}

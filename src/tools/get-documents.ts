@@ -3,7 +3,7 @@ import { resultBudget } from "../config.ts";
 import { MAX_NAMES_PER_GET } from "../documents/get.ts";
 import { MAX_DOCUMENT_NAME_LENGTH } from "../documents/names.ts";
 import { readDocuments, type DocumentPart, type ReadBudget } from "../documents/read.ts";
-import { READ_ONLY_ANNOTATIONS, defineTool } from "./define.ts";
+import { READ_ONLY_ANNOTATIONS, defineTool, reads } from "./define.ts";
 
 /** Share of the budget one part of a long page takes. */
 const PART_SHARE = 0.8;
@@ -73,9 +73,9 @@ export const getDocumentsTool = defineTool({
       .describe("The pages, in the order of names (repeats included)"),
   },
   annotations: { title: "Get documents", ...READ_ONLY_ANNOTATIONS },
-  async run(env, args) {
+  async run(env, args, context) {
     const budget = resultBudget(env);
-    const parts = await readDocuments(env.DB, args.names, readBudget(budget, args.names));
+    const parts = await reads(context).read(env.DB, (db) => readDocuments(db, args.names, readBudget(budget, args.names)));
     const documents = parts.map(({ name, uri, title, description, content, section, truncated, next }) => ({
       name,
       uri,

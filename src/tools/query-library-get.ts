@@ -2,7 +2,7 @@ import { z } from "zod";
 import { VERBS } from "../library/entry.ts";
 import { getQueryLibraryEntry, type LibraryEntryView } from "../library/get.ts";
 import { resultBudget } from "../config.ts";
-import { READ_ONLY_ANNOTATIONS, defineTool } from "./define.ts";
+import { READ_ONLY_ANNOTATIONS, defineTool, reads } from "./define.ts";
 import { costOutput, formatField, outputColumnOutput, paramDeclarationOutput, sourceFields, textWriter } from "./library-fields.ts";
 
 export const queryLibraryGetTool = defineTool({
@@ -48,9 +48,9 @@ export const queryLibraryGetTool = defineTool({
     ...sourceFields,
   },
   annotations: { title: "Get a query library entry", ...READ_ONLY_ANNOTATIONS },
-  async run(env, { format, ...input }) {
+  async run(env, { format, ...input }, context) {
     const writeText = textWriter(format, resultBudget(env));
-    const view = await getQueryLibraryEntry(env, input);
+    const view = await reads(context).read(env.DB, (db) => getQueryLibraryEntry({ ...env, DB: db }, input));
     return { structured: view, text: writeText(view, formatLibraryEntry) };
   },
 });

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { DEFAULT_LIMIT, MAX_LIMIT, searchQueryLibrary, type LibrarySearchResult } from "../library/search.ts";
 import { resultBudget } from "../config.ts";
-import { READ_ONLY_ANNOTATIONS, defineTool } from "./define.ts";
+import { READ_ONLY_ANNOTATIONS, defineTool, reads } from "./define.ts";
 import { MAX_QUERY_LENGTH } from "./document-fields.ts";
 import { formatField, sourceFields, tableCell, textWriter } from "./library-fields.ts";
 
@@ -53,9 +53,9 @@ export const queryLibrarySearchTool = defineTool({
     ...sourceFields,
   },
   annotations: { title: "Search the query library", ...READ_ONLY_ANNOTATIONS },
-  async run(env, { format, ...query }) {
+  async run(env, { format, ...query }, context) {
     const writeText = textWriter(format, resultBudget(env));
-    const result = await searchQueryLibrary(env, query);
+    const result = await reads(context).read(env.DB, (db) => searchQueryLibrary({ ...env, DB: db }, query));
     return { structured: result, text: writeText(result, formatLibrarySearch) };
   },
 });

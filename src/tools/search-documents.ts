@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, searchDocuments, type SearchResult } from "../documents/search.ts";
 import { resultBudget } from "../config.ts";
-import { READ_ONLY_ANNOTATIONS, defineTool } from "./define.ts";
+import { READ_ONLY_ANNOTATIONS, defineTool, reads } from "./define.ts";
 import { documentSummarySchema, filterField, queryField } from "./document-fields.ts";
 
 const hitSchema = z.object({
@@ -38,8 +38,8 @@ export const searchDocumentsTool = defineTool({
     nextPageToken: z.string().optional().describe("Pass as pageToken to get the next page; absent on the last page"),
   },
   annotations: { title: "Search documentation", ...READ_ONLY_ANNOTATIONS },
-  async run(env, args) {
-    const result = await searchDocuments(env.DB, { ...args, budgetChars: resultBudget(env) });
+  async run(env, args, context) {
+    const result = await reads(context).read(env.DB, (db) => searchDocuments(db, { ...args, budgetChars: resultBudget(env) }));
     return { structured: result, text: formatSearchResult(args.query, result) };
   },
 });

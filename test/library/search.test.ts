@@ -161,9 +161,12 @@ describe("the query_library_search tool", () => {
   });
 
   it("puts the stale-snapshot notice last, after the source and the guidance (SPEC 3.1 order)", async () => {
-    vi.spyOn(env.DB, "prepare").mockImplementation(() => {
+    // The tool reads through a D1 session (withSession), so the session is what fails.
+    const session = env.DB.withSession();
+    vi.spyOn(session, "prepare").mockImplementation(() => {
       throw new Error("D1_ERROR: network connection lost");
     });
+    vi.spyOn(env.DB, "withSession").mockReturnValue(session);
     vi.spyOn(console, "warn").mockImplementation(() => undefined);
     const miss = await queryLibrarySearchTool.run(env, { intent: "quantum teleportation" });
     expect(miss.text).toBe(
