@@ -2,7 +2,8 @@ import { DEFAULT_CORPUS } from "./default-corpus.ts";
 import type { CompiledFilter } from "./filter.ts";
 import { camelCaseParts, ftsQueryFor, queryIdentifiers, queryTerms, queryWords, stem } from "./query-text.ts";
 import { namedSites, rankCandidates, weighTerms, type RankedCandidate, type WeightedTerm } from "./rank.ts";
-import { fetchCandidates, type ChunkHit } from "./store.ts";
+import { fetchCandidates, type CandidateQuery, type ChunkHit } from "./store.ts";
+import { d1Statements } from "../d1/statements.ts";
 import type { D1Reader } from "../d1/sessions.ts";
 
 /** The chunks that best answer a query, best first, and the query's words as they were weighed. */
@@ -11,22 +12,39 @@ export interface Retrieval {
   terms: WeightedTerm[];
 }
 
+/** What a query asks of the index, worked out from its text alone. */
+export interface RetrievalPlan extends CandidateQuery {
+  /** The query's single words (their stems are `stems`) and its identifiers, for weighing. */
+  words: string[];
+  identifiers: string[];
+}
+
+/**
+ * The index query for free user text, or null when it has no searchable
+ * term. Pure, so the benchmark plans exactly what search runs.
+ */
+export function planRetrieval(query: string, filter: { source?: string; compiled: CompiledFilter | null }): RetrievalPlan | null {
+  const ftsQuery = ftsQueryFor(query);
+  if (!ftsQuery) return null;
+  // A query of stopwords only ("how to", "C") is searched by them all, as queryTerms does; its words weigh them too.
+  const topical = queryWords(query);
+  const own = topical.length > 0 ? topical : queryTerms(query).flatMap((term) => term.split(/[_.-]/));
+  const words = [...new Set([...own, ...camelCaseParts(query).flatMap((parts) => parts.split(" "))])];
+  const unlessAlone = asksAboutAlmanac(words, filter.source) ? undefined : DEFAULT_CORPUS.baseUri;
+  return { ftsQuery, stems: words.map(stem), filter: filter.compiled, words, identifiers: queryIdentifiers(query), ...(unlessAlone ? { unlessAlone } : {}) };
+}
+
 /**
  * Finds and ranks the chunks for free user text: BM25 candidates from the
  * FTS5 index, re-ranked (rank.ts). Search and answers both start here, so an
  * answer is always drawn from what search ranks first.
  */
 export async function retrieveChunks(db: D1Reader, query: string, filter: { source?: string; compiled: CompiledFilter | null }): Promise<Retrieval> {
-  const ftsQuery = ftsQueryFor(query);
-  if (!ftsQuery) return { ranked: [], terms: [] };
-  // A query of stopwords only ("how to", "C") is searched by them all, as queryTerms does; its words weigh them too.
-  const topical = queryWords(query);
-  const own = topical.length > 0 ? topical : queryTerms(query).flatMap((term) => term.split(/[_.-]/));
-  const words = [...new Set([...own, ...camelCaseParts(query).flatMap((parts) => parts.split(" "))])];
-  const unlessAlone = asksAboutAlmanac(words, filter.source) ? undefined : DEFAULT_CORPUS.baseUri;
-  const { candidates, statistics } = await fetchCandidates(db, ftsQuery, words.map(stem), { filter: filter.compiled, unlessAlone });
-  const terms = weighTerms(words, queryIdentifiers(query), statistics);
-  const sites = namedSites(words, [...new Set(candidates.map((candidate) => candidate.document.dataSource))]);
+  const plan = planRetrieval(query, filter);
+  if (!plan) return { ranked: [], terms: [] };
+  const { candidates, statistics } = await fetchCandidates(d1Statements(db), plan);
+  const terms = weighTerms(plan.words, plan.identifiers, statistics);
+  const sites = namedSites(plan.words, [...new Set(candidates.map((candidate) => candidate.document.dataSource))]);
   return { ranked: rankCandidates(candidates, terms, sites), terms };
 }
 

@@ -1,6 +1,7 @@
 import type { CompiledFilter } from "./filter.ts";
 import { D1_LIMITS } from "../d1/limits.ts";
 import type { D1Reader } from "../d1/sessions.ts";
+import { d1Statements, type BoundStatement, type StatementRunner } from "../d1/statements.ts";
 import { timed } from "../observability/timings.ts";
 import { RANKING } from "./rank.ts";
 
@@ -69,23 +70,31 @@ export async function countDocuments(db: D1Reader): Promise<number> {
   return row?.n ?? 0;
 }
 
+/**
+ * The statements that read the pages named, at most MAX_BOUND_PARAMETERS
+ * names each (repeats read once). Exported so the benchmark reads the same way.
+ */
+export function documentStatements(names: readonly string[]): BoundStatement[] {
+  const unique = [...new Set(names)];
+  const statements: BoundStatement[] = [];
+  for (let i = 0; i < unique.length; i += MAX_BOUND_PARAMETERS) {
+    const batch = unique.slice(i, i + MAX_BOUND_PARAMETERS);
+    statements.push({
+      sql: `SELECT name, uri, title, description, data_source, update_time, content, content_length_bytes
+         FROM documents WHERE name IN (${batch.map((_, j) => `?${j + 1}`).join(", ")})`,
+      params: batch,
+    });
+  }
+  return statements;
+}
+
 /** The stored pages among `names`, keyed by name (missing names are absent). */
 export async function findDocuments(db: D1Reader, names: readonly string[]): Promise<Map<string, StoredDocument>> {
   const found = new Map<string, StoredDocument>();
-  const unique = [...new Set(names)];
-  for (let i = 0; i < unique.length; i += MAX_BOUND_PARAMETERS) {
-    const batch = unique.slice(i, i + MAX_BOUND_PARAMETERS);
-    const placeholders = batch.map((_, j) => `?${j + 1}`).join(", ");
-    const { results } = await timed("d1", () =>
-      db
-        .prepare(
-          `SELECT name, uri, title, description, data_source, update_time, content, content_length_bytes
-           FROM documents WHERE name IN (${placeholders})`,
-        )
-        .bind(...batch)
-        .all<DocumentRow>(),
-    );
-    for (const row of results) {
+  const statements = documentStatements(names);
+  if (statements.length === 0) return found;
+  for (const rows of await d1Statements(db).rows(statements)) {
+    for (const row of rows as unknown as DocumentRow[]) {
       found.set(row.name, { ...toSummary(row), content: row.content, contentLengthBytes: row.content_length_bytes });
     }
   }
@@ -119,27 +128,29 @@ export interface TermStatistics {
   chunkFrequency: Map<string, number>;
 }
 
+/** What one retrieval asks the index: the FTS5 expression, the stems to weigh, and which pages step aside. */
+export interface CandidateQuery {
+  /** From `ftsQueryFor` (every term quoted), so user text never reaches FTS syntax. */
+  ftsQuery: string;
+  stems: readonly string[];
+  filter: CompiledFilter | null;
+  /** Pages ingested under this base URI take part only when no other pages exist. */
+  unlessAlone?: string;
+}
+
 /**
- * The best-BM25 chunks for an FTS5 expression, and how common each of
- * `stems` is in the index, in one round trip. With `unlessAlone`, pages
- * ingested under that base URI take part only when no other pages exist.
- * `ftsQuery` must come from `ftsQueryFor` (every term quoted), so user text
- * never reaches FTS syntax.
+ * The statements of one retrieval: the best-BM25 chunks, how common each
+ * stem is in the index, and the index size. Exported so the benchmark runs
+ * exactly these on the raw SQLite file.
  */
-export async function fetchCandidates(
-  db: D1Reader,
-  ftsQuery: string,
-  stems: readonly string[],
-  options: { filter: CompiledFilter | null; unlessAlone?: string },
-): Promise<{ candidates: Candidate[]; statistics: TermStatistics }> {
-  const { filter, unlessAlone } = options;
+export function candidateStatements(query: CandidateQuery): BoundStatement[] {
+  const { filter, unlessAlone } = query;
   const filterSql = filter ? `AND (${filter.sql})` : "";
   // The pages of `unlessAlone` only match while no other base URI has pages (one indexed look-up, evaluated once).
   const aloneSql = unlessAlone ? "AND (d.base_uri != ? OR NOT EXISTS (SELECT 1 FROM documents WHERE base_uri != ?))" : "";
   const params = [...(filter?.params ?? []), ...(unlessAlone ? [unlessAlone, unlessAlone] : [])];
-  const candidates = db
-    .prepare(
-      `SELECT c.document_name AS parent, c.chunk_id AS id, c.content, c.heading, c.position,
+  const candidates = {
+    sql: `SELECT c.document_name AS parent, c.chunk_id AS id, c.content, c.heading, c.position,
               d.uri, d.title, d.description, d.data_source, d.update_time,
               bm25(chunks_fts, ${RANKING.columnWeights.map(Number).join(", ")}) AS score
        FROM chunks_fts
@@ -148,24 +159,34 @@ export async function fetchCandidates(
        WHERE chunks_fts MATCH ?1 ${filterSql} ${aloneSql}
        ORDER BY score
        LIMIT ${RANKED_CANDIDATES}`,
-    )
-    .bind(ftsQuery, ...params);
-  const wanted = stems.slice(0, MAX_BOUND_PARAMETERS);
-  const frequencies = db
-    .prepare(`SELECT term, doc FROM chunks_vocab WHERE term IN (${wanted.map((_, i) => `?${i + 1}`).join(", ") || "NULL"})`)
-    .bind(...wanted);
+    params: [query.ftsQuery, ...params],
+  };
+  const wanted = query.stems.slice(0, MAX_BOUND_PARAMETERS);
+  const frequencies = {
+    sql: `SELECT term, doc FROM chunks_vocab WHERE term IN (${wanted.map((_, i) => `?${i + 1}`).join(", ") || "NULL"})`,
+    params: wanted,
+  };
   // max(rowid) stands in for the chunk count: exact after a fresh ingest, never smaller, and O(log n) where count(*) is O(n).
-  const size = db.prepare("SELECT coalesce(max(rowid), 0) AS n FROM chunks");
-  const [candidateRows, frequencyRows, sizeRows] = await timed("d1", () => db.batch<unknown>([candidates, frequencies, size])).catch(async (error: unknown) => {
+  const size = { sql: "SELECT coalesce(max(rowid), 0) AS n FROM chunks", params: [] };
+  return [candidates, frequencies, size];
+}
+
+/**
+ * The best-BM25 chunks for a query, and how common each of its stems is in
+ * the index, in one round trip.
+ */
+export async function fetchCandidates(runner: StatementRunner, query: CandidateQuery): Promise<{ candidates: Candidate[]; statistics: TermStatistics }> {
+  const statements = candidateStatements(query);
+  const [candidateRows, frequencyRows, sizeRows] = await runner.rows(statements).catch(async (error: unknown) => {
     // A database without migration 0004 (or an engine without fts5vocab) still searches, with every word weighed alike.
     if (!/chunks_vocab|fts5vocab/.test(String(error))) throw error;
     console.warn(`search: index vocabulary unavailable, words are not weighed by rarity (${String(error)}); apply the D1 migrations`);
-    return [await timed("d1", () => candidates.all()), undefined, undefined];
+    return [...(await runner.rows(statements.slice(0, 1))), undefined, undefined];
   });
-  const chunkFrequency = new Map(((frequencyRows?.results ?? []) as { term: string; doc: number }[]).map((row) => [row.term, row.doc]));
-  const chunkCount = ((sizeRows?.results ?? [])[0] as { n: number } | undefined)?.n ?? 0;
+  const chunkFrequency = new Map(((frequencyRows ?? []) as unknown as { term: string; doc: number }[]).map((row) => [row.term, row.doc]));
+  const chunkCount = ((sizeRows ?? [])[0] as { n: number } | undefined)?.n ?? 0;
   return {
-    candidates: ((candidateRows?.results ?? []) as CandidateRow[]).map((row) => ({
+    candidates: ((candidateRows ?? []) as unknown as CandidateRow[]).map((row) => ({
       parent: row.parent,
       id: row.id,
       content: row.content,

@@ -1,0 +1,51 @@
+// The benchmark's MCP client: the SDK's own Client over Streamable HTTP, as
+// any MCP client calls Almanac, keeping each response's Server-Timing header.
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+
+/** One tool call as the client saw it. */
+export interface TimedCall {
+  /** Round trip at the client, in milliseconds. */
+  ms: number;
+  /** Server-Timing durations of the call's response, by metric (empty when the server sent none). */
+  serverTiming: Map<string, number>;
+  result: CallToolResult;
+}
+
+/**
+ * Reads `name;dur=1.2;desc="…", other;dur=3` into durations by name.
+ *
+ * @example parseServerTiming('d1;dur=1.5, total;dur=2') // Map { "d1" => 1.5, "total" => 2 }
+ */
+export function parseServerTiming(header: string | null): Map<string, number> {
+  const timings = new Map<string, number>();
+  for (const entry of (header ?? "").split(",")) {
+    const [name, ...params] = entry.trim().split(";");
+    const duration = params.map((param) => /^\s*dur=([\d.]+)/.exec(param)?.[1]).find(Boolean);
+    if (name && duration) timings.set(name, Number(duration));
+  }
+  return timings;
+}
+
+/** A 2025-era MCP session (initialize, Mcp-Session-Id): its tools run in the session's Durable Object. */
+export async function connectLegacySession(serverUrl: string): Promise<{ call(name: string, args: Record<string, unknown>): Promise<TimedCall>; close(): Promise<void> }> {
+  let lastTiming: string | null = null;
+  const timingFetch: typeof fetch = async (input, init) => {
+    const response = await fetch(input, init);
+    lastTiming = response.headers.get("server-timing");
+    return response;
+  };
+  const client = new Client({ name: "almanac-bench", version: "1.0.0" });
+  await client.connect(new StreamableHTTPClientTransport(new URL("/mcp", serverUrl), { fetch: timingFetch }));
+  return {
+    async call(name, args) {
+      const started = performance.now();
+      const result = (await client.callTool({ name, arguments: args })) as CallToolResult;
+      const ms = performance.now() - started;
+      if (result.isError) throw new Error(`${name} failed: ${JSON.stringify(result.content).slice(0, 300)}`);
+      return { ms, serverTiming: parseServerTiming(lastTiming), result };
+    },
+    close: () => client.close(),
+  };
+}

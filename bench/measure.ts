@@ -1,0 +1,209 @@
+// One corpus measured: ingested through the real ingestion path, its query mix
+// through the tools in process, then through the running dev server as an MCP
+// client calls it, interleaved with the same SQL on the raw SQLite file.
+import { readdir, stat } from "node:fs/promises";
+import { join } from "node:path";
+import { applyLocalMigrations, withLocalEnv } from "../cli/local-env.ts";
+import { ingestDocsFolder } from "../cli/ingest-docs.ts";
+import { progressPrinter } from "../cli/progress.ts";
+import { DEFAULT_CORPUS } from "../src/documents/default-corpus.ts";
+import { siteFor } from "../src/documents/ingest.ts";
+import { planRetrieval } from "../src/documents/retrieve.ts";
+import { candidateStatements, documentStatements } from "../src/documents/store.ts";
+import { RequestTimings, collectTimings } from "../src/observability/timings.ts";
+import { answerQueryTool } from "../src/tools/answer-query.ts";
+import { getDocumentsTool } from "../src/tools/get-documents.ts";
+import { searchDocumentsTool } from "../src/tools/search-documents.ts";
+import { startServer } from "../test/e2e/harness.ts";
+import { connectLegacySession } from "./mcp-client.ts";
+import type { BenchQuery } from "./queries.ts";
+import { RawSqlite } from "./raw-sqlite.ts";
+
+/** A corpus to measure: folders of pages, each with the base URI it is published under. */
+export interface BenchCorpus {
+  label: string;
+  sites: { dir: string; baseUri: string }[];
+  queries: BenchQuery[];
+}
+
+export type BenchTool = "search" | "get" | "answer";
+
+/** Every sample of one corpus, in milliseconds. */
+export interface CorpusSamples {
+  label: string;
+  pages: number;
+  chunks: number;
+  sourceBytes: number;
+  databaseBytes: number;
+  ingestSeconds: number;
+  reingestSeconds: number;
+  /** Round trip of each tool call at the MCP client (2025-era session, tools in its Durable Object). */
+  server: Record<BenchTool, number[]>;
+  /** Server-Timing `total` of those calls: the Worker's part of the round trip. */
+  worker: Record<BenchTool, number[]>;
+  /** The tool's handler called in process (Node, real D1 through wrangler's platform proxy): total, D1, the rest. */
+  tool: Record<BenchTool, number[]>;
+  toolD1: Record<BenchTool, number[]>;
+  toolShape: Record<BenchTool, number[]>;
+  /** The same statements on the raw file with better-sqlite3. */
+  raw: Record<BenchTool, number[]>;
+  /** Per query kind, search only: server round trip, in-tool and raw. */
+  searchByKind: Record<string, { server: number[]; tool: number[]; raw: number[] }>;
+  /** A request the Worker answers without any I/O (404 for an unknown path): the dev server's own floor. */
+  floor: number[];
+  /** A trivial D1 query (SELECT 1) through the binding in process: what any D1 call costs there. */
+  bindingFloor: number[];
+  rawNode: string;
+}
+
+const tools = (): Record<BenchTool, number[]> => ({ search: [], get: [], answer: [] });
+
+/** How many names get_documents reads per call in the mix (the most it accepts). */
+const GET_NAMES = 20;
+
+/** The local D1 database file of a state folder: the largest SQLite file under its d1 folder. */
+async function databaseFile(stateDir: string): Promise<string> {
+  const dir = join(stateDir, "v3", "d1", "miniflare-D1DatabaseObject");
+  const files = (await readdir(dir)).filter((file) => file.endsWith(".sqlite") && file !== "metadata.sqlite");
+  const sizes = await Promise.all(files.map(async (file) => ({ file, size: (await stat(join(dir, file))).size })));
+  const largest = sizes.sort((a, b) => b.size - a.size)[0];
+  if (!largest) throw new Error(`no D1 database file in ${dir}`);
+  return join(dir, largest.file);
+}
+
+/** Name sets for get_documents: `count` sets of GET_NAMES pages spread over the corpus. */
+function nameSets(names: readonly string[], count: number): string[][] {
+  const step = Math.max(1, Math.floor(names.length / (count * GET_NAMES)));
+  return Array.from({ length: count }, (_, set) => Array.from({ length: GET_NAMES }, (_, i) => names[(set + i * count * step) % names.length] as string));
+}
+
+/** Measures one corpus in a fresh state folder, which it removes afterwards unless `keep`. */
+export async function measureCorpus(corpus: BenchCorpus, stateDir: string, options: { repetitions: number; log: (line: string) => void }): Promise<CorpusSamples> {
+  const { log, repetitions } = options;
+  applyLocalMigrations(stateDir);
+  const samples: CorpusSamples = {
+    label: corpus.label,
+    pages: 0,
+    chunks: 0,
+    sourceBytes: 0,
+    databaseBytes: 0,
+    ingestSeconds: 0,
+    reingestSeconds: 0,
+    server: tools(),
+    worker: tools(),
+    tool: tools(),
+    toolD1: tools(),
+    toolShape: tools(),
+    raw: tools(),
+    searchByKind: {},
+    floor: [],
+    bindingFloor: [],
+    rawNode: "",
+  };
+  const kind = (name: string) => (samples.searchByKind[name] ??= { server: [], tool: [], raw: [] });
+
+  let names: string[] = [];
+  await withLocalEnv(stateDir, async (env) => {
+    await ingestDocsFolder(env.DB, DEFAULT_CORPUS.dir, siteFor(DEFAULT_CORPUS.baseUri), { prune: false });
+    for (const site of corpus.sites) {
+      const progress = progressPrinter(`bench: ingest ${corpus.label}`);
+      const started = performance.now();
+      const result = await ingestDocsFolder(env.DB, site.dir, siteFor(site.baseUri), { prune: false, progress: progress.update });
+      progress.done();
+      samples.ingestSeconds += (performance.now() - started) / 1000;
+      samples.pages += result.added.length;
+      const again = performance.now();
+      const second = await ingestDocsFolder(env.DB, site.dir, siteFor(site.baseUri), { prune: false });
+      samples.reingestSeconds += (performance.now() - again) / 1000;
+      if (second.added.length + second.updated.length > 0) throw new Error(`a second ingest of ${site.dir} rewrote pages`);
+    }
+    const stats = await env.DB.prepare(
+      "SELECT (SELECT count(*) FROM chunks c JOIN documents d ON d.name = c.document_name WHERE d.base_uri != ?1) AS chunks, (SELECT sum(content_length_bytes) FROM documents WHERE base_uri != ?1) AS bytes",
+    )
+      .bind(DEFAULT_CORPUS.baseUri)
+      .first<{ chunks: number; bytes: number }>();
+    samples.chunks = stats?.chunks ?? 0;
+    samples.sourceBytes = stats?.bytes ?? 0;
+    const { results } = await env.DB.prepare("SELECT name FROM documents WHERE base_uri != ?1 ORDER BY name").bind(DEFAULT_CORPUS.baseUri).all<{ name: string }>();
+    names = results.map((row) => row.name);
+    log(`${corpus.label}: ${samples.pages} pages, ${samples.chunks} chunks, ${(samples.sourceBytes / 1e6).toFixed(1)} MB in ${samples.ingestSeconds.toFixed(1)} s; unchanged again in ${samples.reingestSeconds.toFixed(1)} s`);
+
+    // In process: the tool handlers themselves, with real timers (workerd's clock stands still between I/O).
+    const sets = nameSets(names, 5);
+    const inProcess = async (tool: BenchTool, run: () => Promise<unknown>) => {
+      const timings = new RequestTimings();
+      await collectTimings(timings, run);
+      const total = timings.durations.get("tool") ?? 0;
+      const d1 = timings.durations.get("d1") ?? 0;
+      samples.tool[tool].push(total);
+      samples.toolD1[tool].push(d1);
+      samples.toolShape[tool].push(total - d1);
+      return total;
+    };
+    for (let rep = 0; rep <= repetitions; rep += 1) {
+      for (const [index, { kind: queryKind, query }] of corpus.queries.entries()) {
+        const search = await inProcess("search", () => searchDocumentsTool.run(env, { query }));
+        await inProcess("answer", () => answerQueryTool.run(env, { query }));
+        await inProcess("get", () => getDocumentsTool.run(env, { names: sets[index % sets.length] as string[] }));
+        const started = performance.now();
+        await env.DB.prepare("SELECT 1 AS one").first();
+        samples.bindingFloor.push(performance.now() - started);
+        kind(queryKind).tool.push(search);
+      }
+      // The first round warms caches and JIT; it is not a sample.
+      if (rep === 0) for (const list of [samples.tool, samples.toolD1, samples.toolShape]) for (const key of Object.keys(list) as BenchTool[]) list[key] = [];
+      if (rep === 0) {
+        samples.bindingFloor = [];
+        for (const entry of Object.values(samples.searchByKind)) entry.tool = [];
+      }
+    }
+  });
+
+  const file = await databaseFile(stateDir);
+  samples.databaseBytes = (await stat(file)).size;
+  const server = await startServer(["--var", "QUOTA_PUBLIC_ANSWER_PER_MINUTE:1000000", "--var", "QUOTA_PUBLIC_ANSWER_PER_DAY:1000000"], stateDir);
+  const raw = await RawSqlite.open(file);
+  samples.rawNode = raw.node;
+  const session = await connectLegacySession(server.url);
+  try {
+    const sets = nameSets(names, 5);
+    for (let rep = 0; rep <= repetitions; rep += 1) {
+      const keep = rep > 0;
+      for (const [index, { kind: queryKind, query }] of corpus.queries.entries()) {
+        const plan = planRetrieval(query, { compiled: null });
+        const search = await session.call("search_documents", { query });
+        if (plan) await raw.rows(candidateStatements(plan));
+        const rawSearch = raw.lastMs;
+        const answer = await session.call("answer_query", { query });
+        if (plan) await raw.rows(candidateStatements(plan));
+        const rawAnswer = raw.lastMs;
+        const set = sets[index % sets.length] as string[];
+        const get = await session.call("get_documents", { names: set });
+        await raw.rows(documentStatements(set));
+        const rawGet = raw.lastMs;
+        const started = performance.now();
+        await (await fetch(new URL("/bench-floor", server.url))).arrayBuffer();
+        const floor = performance.now() - started;
+        if (!keep) continue;
+        samples.server.search.push(search.ms);
+        samples.server.answer.push(answer.ms);
+        samples.server.get.push(get.ms);
+        for (const [tool, call] of [["search", search], ["answer", answer], ["get", get]] as const) {
+          const total = call.serverTiming.get("total");
+          if (total !== undefined) samples.worker[tool].push(total);
+        }
+        samples.raw.search.push(rawSearch);
+        samples.raw.answer.push(rawAnswer);
+        samples.raw.get.push(rawGet);
+        samples.floor.push(floor);
+        kind(queryKind).server.push(search.ms);
+        kind(queryKind).raw.push(rawSearch);
+      }
+    }
+  } finally {
+    await session.close();
+    raw.close();
+    await server.stop();
+  }
+  return samples;
+}
