@@ -44,9 +44,10 @@ function almanacServer(env: Env): Server {
  * legacy): the SDK's own validation ladder answers malformed envelopes,
  * header mismatches and unsupported versions; `legacy: "reject"` because
  * 2025-era traffic never reaches here (it has its Durable Object session).
- * Results come as one JSON body: no tool streams progress.
+ * Results come as one JSON body, since no method sends anything before its
+ * result (the SDK's "auto" response mode streams only when one does).
  */
 export function serveStateless(request: Request, env: Env): Promise<Response> {
-  const handler = createMcpHandler(() => almanacServer(env), { legacy: "reject", responseMode: "json" });
+  const handler = createMcpHandler(() => almanacServer(env), { legacy: "reject" });
   return handler.fetch(request);
 }
