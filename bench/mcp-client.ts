@@ -49,3 +49,30 @@ export async function connectLegacySession(serverUrl: string): Promise<{ call(na
     close: () => client.close(),
   };
 }
+
+/**
+ * A 2026-07-28 client (SDK v2, pinned): stateless, its tools run in the
+ * Worker itself, so the response's Server-Timing carries the tool's own
+ * D1 and ranking time.
+ */
+export async function connectStateless(serverUrl: string): Promise<{ call(name: string, args: Record<string, unknown>): Promise<TimedCall>; close(): Promise<void> }> {
+  const { Client: ModernClient, StreamableHTTPClientTransport: ModernTransport } = await import("@modelcontextprotocol/client");
+  let lastTiming: string | null = null;
+  const timingFetch: typeof fetch = async (input, init) => {
+    const response = await fetch(input, init);
+    lastTiming = response.headers.get("server-timing");
+    return response;
+  };
+  const client = new ModernClient({ name: "almanac-bench", version: "1.0.0" }, { versionNegotiation: { mode: { pin: "2026-07-28" } } });
+  await client.connect(new ModernTransport(new URL("/mcp", serverUrl), { fetch: timingFetch }));
+  return {
+    async call(name, args) {
+      const started = performance.now();
+      const result = (await client.callTool({ name, arguments: args })) as CallToolResult;
+      const ms = performance.now() - started;
+      if (result.isError) throw new Error(`${name} failed: ${JSON.stringify(result.content).slice(0, 300)}`);
+      return { ms, serverTiming: parseServerTiming(lastTiming), result };
+    },
+    close: () => client.close(),
+  };
+}

@@ -15,7 +15,7 @@ import { answerQueryTool } from "../src/tools/answer-query.ts";
 import { getDocumentsTool } from "../src/tools/get-documents.ts";
 import { searchDocumentsTool } from "../src/tools/search-documents.ts";
 import { startServer } from "../test/e2e/harness.ts";
-import { connectLegacySession } from "./mcp-client.ts";
+import { connectLegacySession, connectStateless } from "./mcp-client.ts";
 import type { BenchQuery } from "./queries.ts";
 import { RawSqlite } from "./raw-sqlite.ts";
 
@@ -37,18 +37,22 @@ export interface CorpusSamples {
   databaseBytes: number;
   ingestSeconds: number;
   reingestSeconds: number;
-  /** Round trip of each tool call at the MCP client (2025-era session, tools in its Durable Object). */
+  /** Round trip of each tool call at the MCP client, 2026-07-28 (stateless: the tool runs in the Worker). */
   server: Record<BenchTool, number[]>;
-  /** Server-Timing `total` of those calls: the Worker's part of the round trip. */
-  worker: Record<BenchTool, number[]>;
-  /** The tool's handler called in process (Node, real D1 through wrangler's platform proxy): total, D1, the rest. */
+  /** The same call in a 2025-era session (the tool runs in the session's Durable Object). */
+  legacy: Record<BenchTool, number[]>;
+  /** Server-Timing of the 2026-07-28 calls: the tool's own time, its D1 part and the rest (ranking, shaping), the whole request in the Worker. */
   tool: Record<BenchTool, number[]>;
   toolD1: Record<BenchTool, number[]>;
   toolShape: Record<BenchTool, number[]>;
+  worker: Record<BenchTool, number[]>;
+  /** The tool's handler called in process (Node's precise clock, D1 through wrangler's platform proxy): total and the part outside D1. */
+  inProcess: Record<BenchTool, number[]>;
+  inProcessShape: Record<BenchTool, number[]>;
   /** The same statements on the raw file with better-sqlite3. */
   raw: Record<BenchTool, number[]>;
   /** Per query kind, search only: server round trip, in-tool and raw. */
-  searchByKind: Record<string, { server: number[]; tool: number[]; raw: number[] }>;
+  searchByKind: Record<string, { server: number[]; tool: number[]; raw: number[]; inProcess: number[] }>;
   /** A request the Worker answers without any I/O (404 for an unknown path): the dev server's own floor. */
   floor: number[];
   /** A trivial D1 query (SELECT 1) through the binding in process: what any D1 call costs there. */
@@ -90,17 +94,20 @@ export async function measureCorpus(corpus: BenchCorpus, stateDir: string, optio
     ingestSeconds: 0,
     reingestSeconds: 0,
     server: tools(),
-    worker: tools(),
+    legacy: tools(),
     tool: tools(),
     toolD1: tools(),
     toolShape: tools(),
+    worker: tools(),
+    inProcess: tools(),
+    inProcessShape: tools(),
     raw: tools(),
     searchByKind: {},
     floor: [],
     bindingFloor: [],
     rawNode: "",
   };
-  const kind = (name: string) => (samples.searchByKind[name] ??= { server: [], tool: [], raw: [] });
+  const kind = (name: string) => (samples.searchByKind[name] ??= { server: [], tool: [], raw: [], inProcess: [] });
 
   let names: string[] = [];
   await withLocalEnv(stateDir, async (env) => {
@@ -135,9 +142,8 @@ export async function measureCorpus(corpus: BenchCorpus, stateDir: string, optio
       await collectTimings(timings, run);
       const total = timings.durations.get("tool") ?? 0;
       const d1 = timings.durations.get("d1") ?? 0;
-      samples.tool[tool].push(total);
-      samples.toolD1[tool].push(d1);
-      samples.toolShape[tool].push(total - d1);
+      samples.inProcess[tool].push(total);
+      samples.inProcessShape[tool].push(total - d1);
       return total;
     };
     for (let rep = 0; rep <= repetitions; rep += 1) {
@@ -148,13 +154,13 @@ export async function measureCorpus(corpus: BenchCorpus, stateDir: string, optio
         const started = performance.now();
         await env.DB.prepare("SELECT 1 AS one").first();
         samples.bindingFloor.push(performance.now() - started);
-        kind(queryKind).tool.push(search);
+        kind(queryKind).inProcess.push(search);
       }
       // The first round warms caches and JIT; it is not a sample.
-      if (rep === 0) for (const list of [samples.tool, samples.toolD1, samples.toolShape]) for (const key of Object.keys(list) as BenchTool[]) list[key] = [];
       if (rep === 0) {
+        for (const list of [samples.inProcess, samples.inProcessShape]) for (const key of Object.keys(list) as BenchTool[]) list[key] = [];
         samples.bindingFloor = [];
-        for (const entry of Object.values(samples.searchByKind)) entry.tool = [];
+        for (const entry of Object.values(samples.searchByKind)) entry.inProcess = [];
       }
     }
   });
@@ -165,20 +171,27 @@ export async function measureCorpus(corpus: BenchCorpus, stateDir: string, optio
   const raw = await RawSqlite.open(file);
   samples.rawNode = raw.node;
   const session = await connectLegacySession(server.url);
+  const stateless = await connectStateless(server.url);
   try {
     const sets = nameSets(names, 5);
     for (let rep = 0; rep <= repetitions; rep += 1) {
       const keep = rep > 0;
       for (const [index, { kind: queryKind, query }] of corpus.queries.entries()) {
         const plan = planRetrieval(query, { compiled: null });
-        const search = await session.call("search_documents", { query });
+        const set = sets[index % sets.length] as string[];
+        const calls = { search: ["search_documents", { query }], answer: ["answer_query", { query }], get: ["get_documents", { names: set }] } as const;
+        const legacy = {
+          search: await session.call(...calls.search),
+          answer: await session.call(...calls.answer),
+          get: await session.call(...calls.get),
+        };
+        const search = await stateless.call(...calls.search);
         if (plan) await raw.rows(candidateStatements(plan));
         const rawSearch = raw.lastMs;
-        const answer = await session.call("answer_query", { query });
+        const answer = await stateless.call(...calls.answer);
         if (plan) await raw.rows(candidateStatements(plan));
         const rawAnswer = raw.lastMs;
-        const set = sets[index % sets.length] as string[];
-        const get = await session.call("get_documents", { names: set });
+        const get = await stateless.call(...calls.get);
         await raw.rows(documentStatements(set));
         const rawGet = raw.lastMs;
         const started = performance.now();
@@ -189,19 +202,25 @@ export async function measureCorpus(corpus: BenchCorpus, stateDir: string, optio
         samples.server.answer.push(answer.ms);
         samples.server.get.push(get.ms);
         for (const [tool, call] of [["search", search], ["answer", answer], ["get", get]] as const) {
-          const total = call.serverTiming.get("total");
-          if (total !== undefined) samples.worker[tool].push(total);
+          samples.legacy[tool].push(legacy[tool].ms);
+          const timing = (metric: string) => call.serverTiming.get(metric) ?? Number.NaN;
+          samples.tool[tool].push(timing("tool"));
+          samples.toolD1[tool].push(timing("d1"));
+          samples.toolShape[tool].push(timing("shape"));
+          samples.worker[tool].push(timing("total"));
         }
         samples.raw.search.push(rawSearch);
         samples.raw.answer.push(rawAnswer);
         samples.raw.get.push(rawGet);
         samples.floor.push(floor);
         kind(queryKind).server.push(search.ms);
+        kind(queryKind).tool.push(search.serverTiming.get("tool") ?? Number.NaN);
         kind(queryKind).raw.push(rawSearch);
       }
     }
   } finally {
     await session.close();
+    await stateless.close();
     raw.close();
     await server.stop();
   }

@@ -11,8 +11,8 @@ export interface Figure {
 
 /** The p-th percentile (nearest rank) of samples; NaN for none. */
 export function percentile(samples: readonly number[], p: number): number {
-  if (samples.length === 0) return Number.NaN;
-  const sorted = [...samples].sort((a, b) => a - b);
+  const sorted = samples.filter((sample) => Number.isFinite(sample)).sort((a, b) => a - b);
+  if (sorted.length === 0) return Number.NaN;
   return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))] as number;
 }
 
@@ -43,6 +43,7 @@ export function corpusFigures(s: CorpusSamples): Figure[] {
       const inTool = percentile(s.tool[tool], p);
       figures.push(
         { name: `${t}_p${p}_server_${c}`, value: server, unit: "ms" },
+        { name: `${t}_p${p}_legacy_${c}`, value: percentile(s.legacy[tool], p), unit: "ms" },
         { name: `${t}_p${p}_raw_${c}`, value: raw, unit: "ms" },
         { name: `${t}_p${p}_ratio_${c}`, value: server / raw, unit: "x" },
         { name: `${t}_p${p}_tool_${c}`, value: inTool, unit: "ms" },
@@ -56,8 +57,12 @@ export function corpusFigures(s: CorpusSamples): Figure[] {
       { name: `${t}_p50_tool_d1_${c}`, value: percentile(s.toolD1[tool], 50), unit: "ms" },
       { name: `${t}_p50_tool_shape_${c}`, value: percentile(s.toolShape[tool], 50), unit: "ms" },
       { name: `${t}_p50_worker_${c}`, value: worker, unit: "ms" },
-      // What the round trip adds beyond the tool itself and the server's floor: MCP framing, the Durable Object hop, auth, quota.
+      { name: `${t}_p50_inproc_${c}`, value: percentile(s.inProcess[tool], 50), unit: "ms" },
+      { name: `${t}_p50_inproc_shape_${c}`, value: percentile(s.inProcessShape[tool], 50), unit: "ms" },
+      // What the round trip adds beyond the tool itself and the dev server's floor: MCP framing and validation, auth, quota.
       { name: `${t}_p50_mcp_overhead_${c}`, value: percentile(s.server[tool], 50) - inTool - floor, unit: "ms" },
+      // What a 2025-era session adds to the same call: the Durable Object hop and its session handling.
+      { name: `${t}_p50_do_overhead_${c}`, value: percentile(s.legacy[tool], 50) - percentile(s.server[tool], 50), unit: "ms" },
     );
   }
   const typical = TYPICAL_KINDS.flatMap((kind) => s.searchByKind[kind]?.tool ?? []);
@@ -126,7 +131,8 @@ export function markdownTables(figures: readonly Figure[], corpora: readonly str
   lines.push("", "### Latency, ms (p50 / p95)", "", `| | ${corpora.join(" | ")} |`, `|---|${corpora.map(() => "---").join("|")}|`);
   for (const [tool, label] of [["search", "search_documents"], ["get20", "get_documents (20 names)"], ["answer", "answer_query"]] as const) {
     const both = (key: string) => corpora.map((c) => `${v(`${tool}_p50_${key}_${c}`)} / ${v(`${tool}_p95_${key}_${c}`)}`).join(" | ");
-    lines.push(`| **${label}**: MCP client round trip | ${both("server")} |`);
+    lines.push(`| **${label}**: MCP client round trip, 2026-07-28 (in the Worker) | ${both("server")} |`);
+    lines.push(`| MCP client round trip, 2025 session (in its Durable Object) | ${both("legacy")} |`);
     lines.push(`| in the tool | ${both("tool")} |`);
     lines.push(`| raw SQLite, same SQL | ${both("raw")} |`);
     lines.push(`| in the tool ÷ raw | ${both("tool_ratio")} |`);
@@ -138,7 +144,9 @@ export function markdownTables(figures: readonly Figure[], corpora: readonly str
   for (const [tool, label] of [["search", "search_documents"], ["get20", "get_documents (20)"], ["answer", "answer_query"]] as const) {
     lines.push(`| **${label}**: D1 in the tool | ${corpora.map((c) => v(`${tool}_p50_tool_d1_${c}`)).join(" | ")} |`);
     lines.push(`| ranking and shaping in the tool | ${corpora.map((c) => v(`${tool}_p50_tool_shape_${c}`)).join(" | ")} |`);
-    lines.push(`| MCP, Durable Object, auth, quota (round trip − tool − floor) | ${corpora.map((c) => v(`${tool}_p50_mcp_overhead_${c}`)).join(" | ")} |`);
+    lines.push(`| the same in process (Node's clock; D1 through the proxy) | ${corpora.map((c) => v(`${tool}_p50_inproc_shape_${c}`)).join(" | ")} |`);
+    lines.push(`| MCP framing, auth, quota, client (round trip − tool − floor) | ${corpora.map((c) => v(`${tool}_p50_mcp_overhead_${c}`)).join(" | ")} |`);
+    lines.push(`| a 2025 session's Durable Object on top | ${corpora.map((c) => v(`${tool}_p50_do_overhead_${c}`)).join(" | ")} |`);
   }
   lines.push("", "### search_documents by query kind, in the tool, p50 ms (raw in brackets)", "", `| kind | ${corpora.join(" | ")} |`, `|---|${corpora.map(() => "---").join("|")}|`);
   for (const kind of ["keyword", "identifier", "question", "common", "long"]) {

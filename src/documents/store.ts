@@ -113,7 +113,7 @@ export interface DocumentListing {
  * when it is empty), in name order: the primary key's order, so a listing
  * is stable while pages are added and each page is one index range scan.
  */
-export async function listDocuments(db: D1Database, afterName: string, limit: number): Promise<DocumentListing> {
+export async function listDocuments(db: D1Reader, afterName: string, limit: number): Promise<DocumentListing> {
   const { results } = await db
     .prepare(
       `SELECT name, uri, title, description, data_source, update_time, content_length_bytes
@@ -127,7 +127,7 @@ export async function listDocuments(db: D1Database, afterName: string, limit: nu
 }
 
 /** The stored names that start with `prefix`, in name order, at most `limit` (an index range scan). */
-export async function documentNamesWithPrefix(db: D1Database, prefix: string, limit: number): Promise<string[]> {
+export async function documentNamesWithPrefix(db: D1Reader, prefix: string, limit: number): Promise<string[]> {
   // SQLite compares text as UTF-8 bytes, so the names with a prefix are the range [prefix, prefix + U+10FFFF).
   const { results } = await db
     .prepare("SELECT name FROM documents WHERE name >= ?1 AND name < ?2 ORDER BY name LIMIT ?3")

@@ -1,6 +1,7 @@
 // Documents as MCP resources (SPEC 1): every page is a read-only resource at
 // its own uri, so a person recognises what a client shows. Transport-free,
 // like the tools: src/mcp serves these to both protocol eras.
+import { readOnce } from "../d1/sessions.ts";
 import { AlmanacError } from "../errors.ts";
 import { MAX_DOCUMENT_NAME_LENGTH, documentNameForUri } from "../documents/names.ts";
 import { documentNamesWithPrefix, findDocuments, listDocuments } from "../documents/store.ts";
@@ -55,7 +56,8 @@ const CURSOR_PREFIX = "after:";
  * @example await listDocumentResources(env.DB) // { resources: [{ uri: "https://almanac.dev/docs/…", … }], nextCursor: "…" }
  */
 export async function listDocumentResources(db: D1Database, cursor?: string): Promise<{ resources: DocumentResource[]; nextCursor?: string }> {
-  const listing = await listDocuments(db, cursor === undefined ? "" : decodeCursor(cursor), RESOURCES_PER_PAGE);
+  const after = cursor === undefined ? "" : decodeCursor(cursor);
+  const listing = await readOnce(db, (reader) => listDocuments(reader, after, RESOURCES_PER_PAGE));
   const resources = listing.documents.map(
     (document): DocumentResource => ({
       uri: document.uri,
@@ -77,7 +79,7 @@ export async function listDocumentResources(db: D1Database, cursor?: string): Pr
  */
 export async function readDocumentResource(db: D1Database, uri: string): Promise<DocumentResourceContents> {
   const name = uri.length <= MAX_DOCUMENT_NAME_LENGTH && /^[a-z][a-z0-9+.-]*:\/\/\S+$/i.test(uri) ? documentNameForUri(uri) : undefined;
-  const document = name === undefined ? undefined : (await findDocuments(db, [name])).get(name);
+  const document = name === undefined ? undefined : (await readOnce(db, (reader) => findDocuments(reader, [name]))).get(name);
   if (!document) {
     throw new AlmanacError(
       "NOT_FOUND",
@@ -103,7 +105,7 @@ export async function readDocumentResource(db: D1Database, uri: string): Promise
 export async function completeDocumentPath(db: D1Database, typed: string): Promise<{ values: string[]; hasMore: boolean }> {
   const prefix = `documents/${typed.replace(/^[a-z][a-z0-9+.-]*:\/\//i, "")}`;
   if (prefix.length > MAX_DOCUMENT_NAME_LENGTH) return { values: [], hasMore: false };
-  const names = await documentNamesWithPrefix(db, prefix, MAX_COMPLETION_VALUES + 1);
+  const names = await readOnce(db, (reader) => documentNamesWithPrefix(reader, prefix, MAX_COMPLETION_VALUES + 1));
   const values = names.slice(0, MAX_COMPLETION_VALUES).map((name) => name.slice("documents/".length));
   return { values, hasMore: names.length > MAX_COMPLETION_VALUES };
 }

@@ -4,7 +4,7 @@
 // JSON-RPC bodies are what is checked.
 import { env } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
-import { syncDocuments } from "../../src/documents/store.ts";
+import { syncDocuments } from "../../src/documents/sync.ts";
 import { prepareSite, siteFor } from "../../src/documents/ingest.ts";
 import { RESOURCES_PER_PAGE } from "../../src/tools/document-resources.ts";
 import { loadCorpus } from "../documents/corpus.ts";
@@ -19,7 +19,7 @@ const META = {
 
 /** A 2026-07-28 request: its envelope in `_meta`, its method (and name) in headers. */
 function modern(id: string | number, method: string, params: Record<string, unknown> = {}, headers: Record<string, string> = {}) {
-  const name = typeof params.name === "string" ? { "Mcp-Name": params.name } : typeof params.uri === "string" ? { "Mcp-Name": params.uri } : {};
+  const name: Record<string, string> = typeof params.name === "string" ? { "Mcp-Name": params.name } : typeof params.uri === "string" ? { "Mcp-Name": params.uri } : {};
   return post(
     { jsonrpc: "2.0", id, method, params: { ...params, _meta: { ...META, ...(params._meta as object) } } },
     { "MCP-Protocol-Version": MODERN, "Mcp-Method": method, ...name, ...headers },
