@@ -16,6 +16,7 @@ const STOPWORDS = new Set(
 );
 
 import { stemmer } from "stemmer";
+import type { MatchTerm } from "./match.ts";
 
 /** At most this many distinct terms reach FTS; longer queries add noise, not recall. */
 const MAX_QUERY_TERMS = 32;
@@ -64,10 +65,20 @@ export function queryWords(text: string): string[] {
  * @example ftsQueryFor('"foo* AND (bar NEAR x:y') // '"foo" OR "bar" OR "near" OR "x" OR "y"'
  */
 export function ftsQueryFor(text: string): string | null {
-  const terms = queryTerms(text);
-  if (terms.length === 0) return null;
-  const alternatives = [...terms, ...camelCaseParts(text)];
-  return [...new Set(alternatives)].map((term) => `"${term}"`).join(" OR ");
+  const terms = matchTerms(text);
+  return terms.length === 0 ? null : terms.map((term) => term.text).join(" OR ");
+}
+
+/**
+ * The alternatives of a query's MATCH expression, each quoted, with the
+ * index terms (Porter stems) it reads: one for a word, one per part for an
+ * identifier or a camelCase phrase. match.ts chooses among them.
+ *
+ * @example matchTerms("jsonDecode get_documents") // [{ text: '"jsondecode"', stems: ["jsondecod"] }, { text: '"get_documents"', stems: ["get", "document"] }, { text: '"json decode"', stems: ["json", "decod"] }]
+ */
+export function matchTerms(text: string): MatchTerm[] {
+  const alternatives = [...new Set([...queryTerms(text), ...camelCaseParts(text)])];
+  return alternatives.map((term) => ({ text: `"${term}"`, stems: (term.match(/[\p{L}\p{N}]+/gu) ?? []).map(stem) }));
 }
 
 /**

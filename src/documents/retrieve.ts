@@ -1,6 +1,6 @@
 import { DEFAULT_CORPUS } from "./default-corpus.ts";
 import type { CompiledFilter } from "./filter.ts";
-import { camelCaseParts, ftsQueryFor, queryIdentifiers, queryTerms, queryWords, stem } from "./query-text.ts";
+import { camelCaseParts, matchTerms, queryIdentifiers, queryTerms, queryWords, stem } from "./query-text.ts";
 import { namedSites, rankCandidates, weighTerms, type RankedCandidate, type WeightedTerm } from "./rank.ts";
 import { fetchCandidates, type CandidateQuery, type ChunkHit } from "./store.ts";
 import { d1Statements } from "../d1/statements.ts";
@@ -24,14 +24,14 @@ export interface RetrievalPlan extends CandidateQuery {
  * term. Pure, so the benchmark plans exactly what search runs.
  */
 export function planRetrieval(query: string, filter: { source?: string; compiled: CompiledFilter | null }): RetrievalPlan | null {
-  const ftsQuery = ftsQueryFor(query);
-  if (!ftsQuery) return null;
+  const terms = matchTerms(query);
+  if (terms.length === 0) return null;
   // A query of stopwords only ("how to", "C") is searched by them all, as queryTerms does; its words weigh them too.
   const topical = queryWords(query);
   const own = topical.length > 0 ? topical : queryTerms(query).flatMap((term) => term.split(/[_.-]/));
   const words = [...new Set([...own, ...camelCaseParts(query).flatMap((parts) => parts.split(" "))])];
   const unlessAlone = asksAboutAlmanac(words, filter.source) ? undefined : DEFAULT_CORPUS.baseUri;
-  return { ftsQuery, stems: words.map(stem), filter: filter.compiled, words, identifiers: queryIdentifiers(query), ...(unlessAlone ? { unlessAlone } : {}) };
+  return { terms, stems: words.map(stem), filter: filter.compiled, words, identifiers: queryIdentifiers(query), ...(unlessAlone ? { unlessAlone } : {}) };
 }
 
 /**

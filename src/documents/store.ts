@@ -3,6 +3,7 @@ import { D1_LIMITS } from "../d1/limits.ts";
 import type { D1Reader } from "../d1/sessions.ts";
 import { d1Statements, type BoundStatement, type StatementRunner } from "../d1/statements.ts";
 import { timed } from "../observability/timings.ts";
+import { matchFor, type MatchTerm } from "./match.ts";
 import { RANKING } from "./rank.ts";
 
 /** The document fields every result carries (SPEC 2). */
@@ -163,10 +164,10 @@ export interface TermStatistics {
   chunkFrequency: Map<string, number>;
 }
 
-/** What one retrieval asks the index: the FTS5 expression, the stems to weigh, and which pages step aside. */
+/** What one retrieval asks the index: the terms that may choose candidates, the stems to weigh, and which pages step aside. */
 export interface CandidateQuery {
-  /** From `ftsQueryFor` (every term quoted), so user text never reaches FTS syntax. */
-  ftsQuery: string;
+  /** From `matchTerms` (every term quoted), so user text never reaches FTS syntax. */
+  terms: readonly MatchTerm[];
   stems: readonly string[];
   filter: CompiledFilter | null;
   /** Pages ingested under this base URI take part only when no other pages exist. */
@@ -174,54 +175,99 @@ export interface CandidateQuery {
 }
 
 /**
- * The statements of one retrieval: the best-BM25 chunks, how common each
- * stem is in the index, and the index size. Exported so the benchmark runs
- * exactly these on the raw SQLite file.
+ * The statements that tell how common each stem is in the index and how
+ * many chunks it has: the first round trip of a retrieval, so the second
+ * (candidateStatement) can leave the commonest words out of its MATCH.
  */
-export function candidateStatements(query: CandidateQuery): BoundStatement[] {
-  const { filter, unlessAlone } = query;
-  const filterSql = filter ? `AND (${filter.sql})` : "";
-  // The pages of `unlessAlone` only match while no other base URI has pages (one indexed look-up, evaluated once).
-  const aloneSql = unlessAlone ? "AND (d.base_uri != ? OR NOT EXISTS (SELECT 1 FROM documents WHERE base_uri != ?))" : "";
-  const params = [...(filter?.params ?? []), ...(unlessAlone ? [unlessAlone, unlessAlone] : [])];
-  const candidates = {
-    sql: `SELECT c.document_name AS parent, c.chunk_id AS id, c.content, c.heading, c.position,
-              d.uri, d.title, d.description, d.data_source, d.update_time,
-              bm25(chunks_fts, ${RANKING.columnWeights.map(Number).join(", ")}) AS score
-       FROM chunks_fts
-       JOIN chunks AS c ON c.rowid = chunks_fts.rowid
-       JOIN documents AS d ON d.name = c.document_name
-       WHERE chunks_fts MATCH ?1 ${filterSql} ${aloneSql}
-       ORDER BY score
-       LIMIT ${RANKED_CANDIDATES}`,
-    params: [query.ftsQuery, ...params],
-  };
-  const wanted = query.stems.slice(0, MAX_BOUND_PARAMETERS);
+export function statisticsStatements(stems: readonly string[]): BoundStatement[] {
+  const wanted = stems.slice(0, MAX_BOUND_PARAMETERS);
   const frequencies = {
     sql: `SELECT term, doc FROM chunks_vocab WHERE term IN (${wanted.map((_, i) => `?${i + 1}`).join(", ") || "NULL"})`,
     params: wanted,
   };
   // max(rowid) stands in for the chunk count: exact after a fresh ingest, never smaller, and O(log n) where count(*) is O(n).
   const size = { sql: "SELECT coalesce(max(rowid), 0) AS n FROM chunks", params: [] };
-  return [candidates, frequencies, size];
+  return [frequencies, size];
+}
+
+/** The best-BM25 chunks for an FTS5 expression (match.ts), within the query's filter. */
+export function candidateStatement(query: CandidateQuery, expression: string): BoundStatement {
+  return query.filter ? filteredCandidates(query, expression, query.filter) : bestCandidates(query, expression);
+}
+const COLUMNS = `c.document_name AS parent, c.chunk_id AS id, c.content, c.heading, c.position,
+       d.uri, d.title, d.description, d.data_source, d.update_time`;
+const BM25 = `bm25(chunks_fts, ${RANKING.columnWeights.map(Number).join(", ")})`;
+
+/**
+ * The best chunks without a filter: the top RANKED_CANDIDATES are chosen in
+ * the FTS5 index alone (rowid and score), and only those are joined to their
+ * chunk and page. Joining first would read every match's chunk and page row
+ * (a page's content included, since update_time is stored after it) and sort
+ * them all, which at 100,000 chunks costs more than the search itself.
+ * Almanac's own pages step aside by rowid: the set of their chunks, and
+ * whether any other page exists, are each computed once per query.
+ */
+function bestCandidates(query: CandidateQuery, expression: string): BoundStatement {
+  const aloneSql = query.unlessAlone
+    ? `AND (NOT EXISTS (SELECT 1 FROM documents WHERE base_uri != ?2)
+            OR chunks_fts.rowid NOT IN (SELECT own.rowid FROM chunks AS own JOIN documents AS page ON page.name = own.document_name WHERE page.base_uri = ?2))`
+    : "";
+  return {
+    sql: `WITH best AS (
+         SELECT chunks_fts.rowid AS chunk, ${BM25} AS score FROM chunks_fts
+         WHERE chunks_fts MATCH ?1 ${aloneSql}
+         ORDER BY score LIMIT ${RANKED_CANDIDATES})
+       SELECT ${COLUMNS}, best.score
+       FROM best
+       JOIN chunks AS c ON c.rowid = best.chunk
+       JOIN documents AS d ON d.name = c.document_name
+       ORDER BY best.score`,
+    params: query.unlessAlone ? [expression, query.unlessAlone] : [expression],
+  };
+}
+
+/** The best chunks of the pages a filter admits: the filter reads page fields, so every match is joined to its page first. */
+function filteredCandidates(query: CandidateQuery, expression: string, filter: CompiledFilter): BoundStatement {
+  // The pages of `unlessAlone` only match while no other base URI has pages (one indexed look-up, evaluated once).
+  const aloneSql = query.unlessAlone ? "AND (d.base_uri != ? OR NOT EXISTS (SELECT 1 FROM documents WHERE base_uri != ?))" : "";
+  return {
+    sql: `SELECT ${COLUMNS}, ${BM25} AS score
+       FROM chunks_fts
+       JOIN chunks AS c ON c.rowid = chunks_fts.rowid
+       JOIN documents AS d ON d.name = c.document_name
+       WHERE chunks_fts MATCH ?1 AND (${filter.sql}) ${aloneSql}
+       ORDER BY score
+       LIMIT ${RANKED_CANDIDATES}`,
+    params: [expression, ...filter.params, ...(query.unlessAlone ? [query.unlessAlone, query.unlessAlone] : [])],
+  };
 }
 
 /**
- * The best-BM25 chunks for a query, and how common each of its stems is in
- * the index, in one round trip.
+ * The best-BM25 chunks for a query and how common each of its stems is:
+ * two round trips, the statistics first so the MATCH expression can leave
+ * the commonest words out (match.ts), a third only when a match that needed
+ * every word found nothing. The benchmark runs this very function on the
+ * raw SQLite file, so both measure the same statements.
  */
 export async function fetchCandidates(runner: StatementRunner, query: CandidateQuery): Promise<{ candidates: Candidate[]; statistics: TermStatistics }> {
-  const statements = candidateStatements(query);
-  const [candidateRows, frequencyRows, sizeRows] = await runner.rows(statements).catch(async (error: unknown) => {
-    // A database without migration 0004 (or an engine without fts5vocab) still searches, with every word weighed alike.
-    if (!/chunks_vocab|fts5vocab/.test(String(error))) throw error;
-    console.warn(`search: index vocabulary unavailable, words are not weighed by rarity (${String(error)}); apply the D1 migrations`);
-    return [...(await runner.rows(statements.slice(0, 1))), undefined, undefined];
-  });
-  const chunkFrequency = new Map(((frequencyRows ?? []) as unknown as { term: string; doc: number }[]).map((row) => [row.term, row.doc]));
-  const chunkCount = ((sizeRows ?? [])[0] as { n: number } | undefined)?.n ?? 0;
+  const stems = [...new Set([...query.stems, ...query.terms.flatMap((term) => term.stems)])];
+  const statistics = await runner.rows(statisticsStatements(stems)).then(
+    ([frequencyRows, sizeRows]) => ({
+      chunkFrequency: new Map(((frequencyRows ?? []) as unknown as { term: string; doc: number }[]).map((row) => [row.term, row.doc])),
+      chunkCount: ((sizeRows ?? [])[0] as { n: number } | undefined)?.n ?? 0,
+    }),
+    (error: unknown) => {
+      // A database without migration 0004 (or an engine without fts5vocab) still searches, with every word weighed alike.
+      if (!/chunks_vocab|fts5vocab/.test(String(error))) throw error;
+      console.warn(`search: index vocabulary unavailable, words are not weighed by rarity (${String(error)}); apply the D1 migrations`);
+      return null;
+    },
+  );
+  const match = matchFor(query.terms, statistics?.chunkFrequency ?? null);
+  let [candidateRows = []] = await runner.rows([candidateStatement(query, match.expression)]);
+  if (candidateRows.length === 0 && match.allRequired) [candidateRows = []] = await runner.rows([candidateStatement(query, match.rarest)]);
   return {
-    candidates: ((candidateRows ?? []) as unknown as CandidateRow[]).map((row) => ({
+    candidates: (candidateRows as unknown as CandidateRow[]).map((row) => ({
       parent: row.parent,
       id: row.id,
       content: row.content,
@@ -230,6 +276,6 @@ export async function fetchCandidates(runner: StatementRunner, query: CandidateQ
       bm25: -row.score,
       document: toSummary({ ...row, name: row.parent }),
     })),
-    statistics: { chunkCount, chunkFrequency },
+    statistics: statistics ?? { chunkCount: 0, chunkFrequency: new Map() },
   };
 }

@@ -43,10 +43,9 @@ export async function syncDocuments(
   options: { prune: boolean; now?: Date; onProgress?: (progress: WriteProgress) => void },
 ): Promise<SyncReport> {
   const updateTime = (options.now ?? new Date()).toISOString();
-  const { results: existing } = await db
-    .prepare("SELECT name, content_hash FROM documents WHERE base_uri = ?1")
-    .bind(baseUri)
-    .all<{ name: string; content_hash: string }>();
+  const { results: existing } = await withRetries(() =>
+    db.prepare("SELECT name, content_hash FROM documents WHERE base_uri = ?1").bind(baseUri).all<{ name: string; content_hash: string }>(),
+  );
   const hashes = new Map(existing.map((row) => [row.name, row.content_hash]));
   await refuseForeignPages(db, baseUri, documents.filter((doc) => !hashes.has(doc.name)));
 
@@ -89,7 +88,7 @@ async function writeBatches(
   const progress: WriteProgress = { pages: 0, totalPages, bytes: 0, totalBytes };
   let group = 0;
   for (const batch of planBatches(groups)) {
-    await db.batch(batch);
+    await withRetries(() => db.batch(batch));
     for (let statements = 0; statements < batch.length && group < groups.length; group += 1) {
       const done = groups[group] as (typeof groups)[number];
       statements += done.statements.length;
@@ -100,6 +99,28 @@ async function writeBatches(
   }
 }
 
+/** How often a statement or batch is tried again after the connection to D1 failed. */
+const BATCH_RETRIES = 2;
+
+/**
+ * Runs a read or a batch, again after a lost connection. A long ingestion
+ * meets dropped connections: wrangler's bindings (local and remote) reuse an
+ * idle connection that the other side may have closed while thousands of
+ * pages were being prepared. Reads and batches of whole-page writes can be
+ * repeated harmlessly; SQL errors are never retried.
+ */
+async function withRetries<T>(work: () => Promise<T>): Promise<T> {
+  for (let attempt = 0; ; attempt += 1) {
+    try {
+      return await work();
+    } catch (error) {
+      const lostConnection = /fetch failed|other side closed|ECONNRESET|socket hang up|Network connection lost/i.test(`${String(error)} ${String((error as { cause?: unknown }).cause)}`);
+      if (!lostConnection || attempt >= BATCH_RETRIES) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 500 * (attempt + 1)));
+    }
+  }
+}
+
 /** Names per look-up: the base URI takes one parameter, the names the rest. */
 const NAMES_PER_LOOKUP = D1_LIMITS.boundParameters - 1;
 
@@ -107,10 +128,12 @@ async function refuseForeignPages(db: D1Database, baseUri: string, candidates: r
   for (let i = 0; i < candidates.length; i += NAMES_PER_LOOKUP) {
     const batch = candidates.slice(i, i + NAMES_PER_LOOKUP).map((doc) => doc.name);
     const placeholders = batch.map((_, j) => `?${j + 2}`).join(", ");
-    const owned = await db
-      .prepare(`SELECT name, base_uri FROM documents WHERE base_uri != ?1 AND name IN (${placeholders}) LIMIT 1`)
-      .bind(baseUri, ...batch)
-      .first<{ name: string; base_uri: string }>();
+    const owned = await withRetries(() =>
+      db
+        .prepare(`SELECT name, base_uri FROM documents WHERE base_uri != ?1 AND name IN (${placeholders}) LIMIT 1`)
+        .bind(baseUri, ...batch)
+        .first<{ name: string; base_uri: string }>(),
+    );
     if (owned) {
       throw new Error(
         `${owned.name} was ingested under base URI ${owned.base_uri}; ingest that folder again or ingest this one under a base URI that does not overlap`,
