@@ -1,6 +1,6 @@
-// One corpus measured: ingested through the real ingestion path, its query mix
-// through the tools in process, then through the running dev server as an MCP
-// client calls it, interleaved with the same SQL on the raw SQLite file.
+// One corpus measured: ingested through the real ingestion path, then its
+// query mix through the running dev server as MCP clients call it,
+// interleaved with the same SQL on the raw SQLite file.
 import { readdir, stat } from "node:fs/promises";
 import { join } from "node:path";
 import { applyLocalMigrations, withLocalEnv } from "../cli/local-env.ts";
@@ -10,10 +10,6 @@ import { DEFAULT_CORPUS } from "../src/documents/default-corpus.ts";
 import { siteFor } from "../src/documents/ingest.ts";
 import { planRetrieval } from "../src/documents/retrieve.ts";
 import { documentStatements, fetchCandidates } from "../src/documents/store.ts";
-import { RequestTimings, collectTimings } from "../src/observability/timings.ts";
-import { answerQueryTool } from "../src/tools/answer-query.ts";
-import { getDocumentsTool } from "../src/tools/get-documents.ts";
-import { searchDocumentsTool } from "../src/tools/search-documents.ts";
 import { startServer, type RunningServer } from "../test/e2e/harness.ts";
 import { connectLegacySession, connectStateless } from "./mcp-client.ts";
 import type { BenchQuery } from "./queries.ts";
@@ -46,17 +42,12 @@ export interface CorpusSamples {
   toolD1: Record<BenchTool, number[]>;
   toolShape: Record<BenchTool, number[]>;
   worker: Record<BenchTool, number[]>;
-  /** The tool's handler called in process (Node's precise clock, D1 through wrangler's platform proxy): total and the part outside D1. */
-  inProcess: Record<BenchTool, number[]>;
-  inProcessShape: Record<BenchTool, number[]>;
   /** The same statements on the raw file with better-sqlite3. */
   raw: Record<BenchTool, number[]>;
   /** Per query kind, search only: server round trip, in-tool and raw. */
-  searchByKind: Record<string, { server: number[]; tool: number[]; raw: number[]; inProcess: number[] }>;
+  searchByKind: Record<string, { server: number[]; tool: number[]; raw: number[] }>;
   /** A request the Worker answers without any I/O (404 for an unknown path): the dev server's own floor. */
   floor: number[];
-  /** A trivial D1 query (SELECT 1) through the binding in process: what any D1 call costs there. */
-  bindingFloor: number[];
   rawNode: string;
 }
 
@@ -97,7 +88,7 @@ async function startBenchServer(stateDir: string, log: (line: string) => void): 
   }
 }
 
-/** Measures one corpus in a fresh state folder, which it removes afterwards unless `keep`. */
+/** Measures one corpus in the fresh state folder `stateDir`. */
 export async function measureCorpus(corpus: BenchCorpus, stateDir: string, options: { repetitions: number; log: (line: string) => void }): Promise<CorpusSamples> {
   const { log, repetitions } = options;
   applyLocalMigrations(stateDir);
@@ -115,15 +106,12 @@ export async function measureCorpus(corpus: BenchCorpus, stateDir: string, optio
     toolD1: tools(),
     toolShape: tools(),
     worker: tools(),
-    inProcess: tools(),
-    inProcessShape: tools(),
     raw: tools(),
     searchByKind: {},
     floor: [],
-    bindingFloor: [],
     rawNode: "",
   };
-  const kind = (name: string) => (samples.searchByKind[name] ??= { server: [], tool: [], raw: [], inProcess: [] });
+  const kind = (name: string) => (samples.searchByKind[name] ??= { server: [], tool: [], raw: [] });
 
   let names: string[] = [];
   await withLocalEnv(stateDir, async (env) => {
@@ -150,35 +138,6 @@ export async function measureCorpus(corpus: BenchCorpus, stateDir: string, optio
     const { results } = await env.DB.prepare("SELECT name FROM documents WHERE base_uri != ?1 ORDER BY name").bind(DEFAULT_CORPUS.baseUri).all<{ name: string }>();
     names = results.map((row) => row.name);
     log(`${corpus.label}: ${samples.pages} pages, ${samples.chunks} chunks, ${(samples.sourceBytes / 1e6).toFixed(1)} MB in ${samples.ingestSeconds.toFixed(1)} s; unchanged again in ${samples.reingestSeconds.toFixed(1)} s`);
-
-    // In process: the tool handlers themselves, with real timers (workerd's clock stands still between I/O).
-    const sets = nameSets(names, 5);
-    const inProcess = async (tool: BenchTool, run: () => Promise<unknown>) => {
-      const timings = new RequestTimings();
-      await collectTimings(timings, run);
-      const total = timings.durations.get("tool") ?? 0;
-      const d1 = timings.durations.get("d1") ?? 0;
-      samples.inProcess[tool].push(total);
-      samples.inProcessShape[tool].push(total - d1);
-      return total;
-    };
-    for (let rep = 0; rep <= repetitions; rep += 1) {
-      for (const [index, { kind: queryKind, query }] of corpus.queries.entries()) {
-        const search = await inProcess("search", () => searchDocumentsTool.run(env, { query }));
-        await inProcess("answer", () => answerQueryTool.run(env, { query }));
-        await inProcess("get", () => getDocumentsTool.run(env, { names: sets[index % sets.length] as string[] }));
-        const started = performance.now();
-        await env.DB.prepare("SELECT 1 AS one").first();
-        samples.bindingFloor.push(performance.now() - started);
-        kind(queryKind).inProcess.push(search);
-      }
-      // The first round warms caches and JIT; it is not a sample.
-      if (rep === 0) {
-        for (const list of [samples.inProcess, samples.inProcessShape]) for (const key of Object.keys(list) as BenchTool[]) list[key] = [];
-        samples.bindingFloor = [];
-        for (const entry of Object.values(samples.searchByKind)) entry.inProcess = [];
-      }
-    }
   });
 
   const file = await databaseFile(stateDir);

@@ -33,7 +33,6 @@ export function corpusFigures(s: CorpusSamples): Figure[] {
     { name: `db_bytes_per_chunk_${c}`, value: s.databaseBytes / s.chunks, unit: "B" },
     { name: `db_bytes_per_page_${c}`, value: s.databaseBytes / s.pages, unit: "B" },
     { name: `floor_p50_${c}`, value: percentile(s.floor, 50), unit: "ms" },
-    { name: `d1_binding_floor_p50_${c}`, value: percentile(s.bindingFloor, 50), unit: "ms" },
   ];
   for (const tool of ["search", "get", "answer"] as const) {
     const t = TOOL_NAMES[tool];
@@ -57,8 +56,6 @@ export function corpusFigures(s: CorpusSamples): Figure[] {
       { name: `${t}_p50_tool_d1_${c}`, value: percentile(s.toolD1[tool], 50), unit: "ms" },
       { name: `${t}_p50_tool_shape_${c}`, value: percentile(s.toolShape[tool], 50), unit: "ms" },
       { name: `${t}_p50_worker_${c}`, value: worker, unit: "ms" },
-      { name: `${t}_p50_inproc_${c}`, value: percentile(s.inProcess[tool], 50), unit: "ms" },
-      { name: `${t}_p50_inproc_shape_${c}`, value: percentile(s.inProcessShape[tool], 50), unit: "ms" },
       // What the round trip adds beyond the tool itself and the dev server's floor: MCP framing and validation, auth, quota.
       { name: `${t}_p50_mcp_overhead_${c}`, value: percentile(s.server[tool], 50) - inTool - floor, unit: "ms" },
       // What a 2025-era session adds to the same call: the Durable Object hop and its session handling.
@@ -140,11 +137,9 @@ export function markdownTables(figures: readonly Figure[], corpora: readonly str
   }
   lines.push("", "### Where a call's time goes, p50 ms", "", `| | ${corpora.join(" | ")} |`, `|---|${corpora.map(() => "---").join("|")}|`);
   lines.push(`| dev server floor (a request with no I/O) | ${corpora.map((c) => v(`floor_p50_${c}`)).join(" | ")} |`);
-  lines.push(`| one trivial D1 query through the binding | ${corpora.map((c) => v(`d1_binding_floor_p50_${c}`)).join(" | ")} |`);
   for (const [tool, label] of [["search", "search_documents"], ["get20", "get_documents (20)"], ["answer", "answer_query"]] as const) {
     lines.push(`| **${label}**: D1 in the tool | ${corpora.map((c) => v(`${tool}_p50_tool_d1_${c}`)).join(" | ")} |`);
     lines.push(`| ranking and shaping in the tool | ${corpora.map((c) => v(`${tool}_p50_tool_shape_${c}`)).join(" | ")} |`);
-    lines.push(`| the same in process (Node's clock; D1 through the proxy) | ${corpora.map((c) => v(`${tool}_p50_inproc_shape_${c}`)).join(" | ")} |`);
     lines.push(`| MCP framing, auth, quota, client (round trip − tool − floor) | ${corpora.map((c) => v(`${tool}_p50_mcp_overhead_${c}`)).join(" | ")} |`);
     lines.push(`| a 2025 session's Durable Object on top | ${corpora.map((c) => v(`${tool}_p50_do_overhead_${c}`)).join(" | ")} |`);
   }

@@ -17,14 +17,14 @@ describe("which words choose the candidates", () => {
   });
 
   it("takes words rarest first until their postings pass the budget, in the query's order", () => {
-    const plan = matchFor(matchTerms("alpha beta gamma delta"), frequencies({ alpha: 3000, beta: 100, gamma: 1500, delta: 2000 }));
-    // beta (100) + gamma (1,500) + delta (2,000) fit 5,000; alpha (3,000) would not.
-    expect(MATCH_POSTINGS_BUDGET).toBe(5000);
+    const plan = matchFor(matchTerms("alpha beta gamma delta"), frequencies({ alpha: 12_000, beta: 400, gamma: 6000, delta: 8000 }));
+    // beta (400) + gamma (6,000) + delta (8,000) fit 20,000; alpha (12,000) would not.
+    expect(MATCH_POSTINGS_BUDGET).toBe(20_000);
     expect(plan.expression).toBe('"beta" OR "gamma" OR "delta"');
   });
 
   it("requires the two rarest words when even the rarest is commoner than the budget", () => {
-    const plan = matchFor(matchTerms("what is the value of the server error"), frequencies({ valu: 50_000, server: 20_000, error: 16_000 }));
+    const plan = matchFor(matchTerms("what is the value of the server error"), frequencies({ valu: 50_000, server: 30_000, error: 26_000 }));
     expect(plan).toEqual({ expression: '"server" AND "error"', allRequired: true, rarest: '"error"' });
   });
 
