@@ -11,7 +11,7 @@ import { siteFor } from "../src/documents/ingest.ts";
 import { planRetrieval } from "../src/documents/retrieve.ts";
 import { documentStatements, fetchCandidates } from "../src/documents/store.ts";
 import { startServer, type RunningServer } from "../test/e2e/harness.ts";
-import { connectLegacySession, connectStateless } from "./mcp-client.ts";
+import { connectLegacySession, connectStateless, parseServerTiming } from "./mcp-client.ts";
 import type { BenchQuery } from "./queries.ts";
 import { RawSqlite } from "./raw-sqlite.ts";
 
@@ -48,6 +48,9 @@ export interface CorpusSamples {
   searchByKind: Record<string, { server: number[]; tool: number[]; raw: number[] }>;
   /** A request the Worker answers without any I/O (404 for an unknown path): the dev server's own floor. */
   floor: number[];
+  /** /healthz's one small D1 query (a count of pages): its Server-Timing d1, and the same statement raw. */
+  d1Floor: number[];
+  rawD1Floor: number[];
   rawNode: string;
 }
 
@@ -109,6 +112,8 @@ export async function measureCorpus(corpus: BenchCorpus, stateDir: string, optio
     raw: tools(),
     searchByKind: {},
     floor: [],
+    d1Floor: [],
+    rawD1Floor: [],
     rawNode: "",
   };
   const kind = (name: string) => (samples.searchByKind[name] ??= { server: [], tool: [], raw: [] });
@@ -176,7 +181,14 @@ export async function measureCorpus(corpus: BenchCorpus, stateDir: string, optio
         const started = performance.now();
         await (await fetch(new URL("/bench-floor", server.url))).arrayBuffer();
         const floor = performance.now() - started;
+        const health = await fetch(new URL("/healthz", server.url));
+        await health.arrayBuffer();
+        const healthD1 = parseServerTiming(health.headers.get("server-timing")).get("d1") ?? Number.NaN;
+        await raw.rows([{ sql: "SELECT count(*) AS n FROM documents", params: [] }]);
+        const rawHealth = raw.lastMs;
         if (!keep) continue;
+        samples.d1Floor.push(healthD1);
+        samples.rawD1Floor.push(rawHealth);
         samples.server.search.push(search.ms);
         samples.server.answer.push(answer.ms);
         samples.server.get.push(get.ms);

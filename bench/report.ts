@@ -33,6 +33,8 @@ export function corpusFigures(s: CorpusSamples): Figure[] {
     { name: `db_bytes_per_chunk_${c}`, value: s.databaseBytes / s.chunks, unit: "B" },
     { name: `db_bytes_per_page_${c}`, value: s.databaseBytes / s.pages, unit: "B" },
     { name: `floor_p50_${c}`, value: percentile(s.floor, 50), unit: "ms" },
+    { name: `d1_floor_p50_${c}`, value: percentile(s.d1Floor, 50), unit: "ms" },
+    { name: `d1_floor_raw_p50_${c}`, value: percentile(s.rawD1Floor, 50), unit: "ms" },
   ];
   for (const tool of ["search", "get", "answer"] as const) {
     const t = TOOL_NAMES[tool];
@@ -137,6 +139,7 @@ export function markdownTables(figures: readonly Figure[], corpora: readonly str
   }
   lines.push("", "### Where a call's time goes, p50 ms", "", `| | ${corpora.join(" | ")} |`, `|---|${corpora.map(() => "---").join("|")}|`);
   lines.push(`| dev server floor (a request with no I/O) | ${corpora.map((c) => v(`floor_p50_${c}`)).join(" | ")} |`);
+  lines.push(`| one small D1 query in the Worker (/healthz's count; raw in brackets) | ${corpora.map((c) => `${v(`d1_floor_p50_${c}`)} (${v(`d1_floor_raw_p50_${c}`)})`).join(" | ")} |`);
   for (const [tool, label] of [["search", "search_documents"], ["get20", "get_documents (20)"], ["answer", "answer_query"]] as const) {
     lines.push(`| **${label}**: D1 in the tool | ${corpora.map((c) => v(`${tool}_p50_tool_d1_${c}`)).join(" | ")} |`);
     lines.push(`| ranking and shaping in the tool | ${corpora.map((c) => v(`${tool}_p50_tool_shape_${c}`)).join(" | ")} |`);
