@@ -75,11 +75,12 @@ export function weighTerms(words: readonly string[], identifiers: readonly strin
  * Porter stems of the words of a text, memoised per call site through
  * `cache`, and its identifiers whole (`get_documents`, as queryTerms keeps them).
  */
-export function stemsOf(text: string, cache: Map<string, string>): Set<string> {
+export function stemsOf(text: string, cache: Map<string, string>, only?: StemPrefixes): Set<string> {
   const stems = new Set<string>();
   const lower = text.toLowerCase();
   for (const identifier of lower.match(IDENTIFIER) ?? []) stems.add(identifier);
   for (const word of lower.match(/[\p{L}\p{N}]+/gu) ?? []) {
+    if (only && !only.has(prefixOf(word))) continue;
     let wordStem = cache.get(word);
     if (wordStem === undefined) {
       wordStem = stem(word);
@@ -88,6 +89,24 @@ export function stemsOf(text: string, cache: Map<string, string>): Set<string> {
     stems.add(wordStem);
   }
   return stems;
+}
+
+/** The first two letters of the stems that matter (stemPrefixes), for skipping every other word unstemmed. */
+export type StemPrefixes = ReadonlySet<string>;
+
+/**
+ * A word's first two letters as its stem begins: Porter stemming only
+ * changes a word's end, so a word whose first two letters (diacritics
+ * folded, as stem() folds them) begin no wanted stem cannot stem to one.
+ */
+function prefixOf(word: string): string {
+  const head = word.slice(0, 3);
+  return (/^[\x00-\x7f]*$/.test(head) ? head : head.normalize("NFD").replace(/\p{M}/gu, "")).slice(0, 2);
+}
+
+/** The prefixes of the stems a query is weighed by: covering them is all the ranking asks of a chunk. */
+export function stemPrefixes(terms: readonly WeightedTerm[]): StemPrefixes {
+  return new Set(terms.map((term) => term.stem.slice(0, 2)));
 }
 
 /** Share of the query's weight that a set of stems covers, 0–1. */
@@ -117,9 +136,11 @@ export interface RankedCandidate extends Candidate {
 export function rankCandidates(candidates: readonly Candidate[], terms: readonly WeightedTerm[], namedSites: ReadonlySet<string>): RankedCandidate[] {
   if (candidates.length === 0) return [];
   const cache = new Map<string, string>();
+  // Coverage only asks which of the query's stems a chunk has: words that cannot stem to one are not stemmed (most of 200 chunks' text).
+  const only = stemPrefixes(terms);
   const best = Math.max(...candidates.map((candidate) => candidate.bm25)) || 1;
   const scored = candidates.map((candidate) => {
-    const stems = stemsOf(`${candidate.document.title}\n${candidate.content}`, cache);
+    const stems = stemsOf(`${candidate.document.title}\n${candidate.content}`, cache, only);
     const coverage = coverageOf(stems, terms);
     const site = namedSites.has(candidate.document.dataSource) ? RANKING.namedSite : 1;
     return { ...candidate, coverage, score: (candidate.bm25 / best) * coverage ** RANKING.coverage * site };

@@ -174,6 +174,11 @@ export interface CandidateQuery {
   unlessAlone?: string;
 }
 
+/** The entries of `frequencies` for `stems`. */
+function only(frequencies: ReadonlyMap<string, number>, stems: readonly string[]): Map<string, number> {
+  return new Map(stems.flatMap((stem) => (frequencies.has(stem) ? [[stem, frequencies.get(stem) as number] as const] : [])));
+}
+
 /**
  * The statements that tell how common each stem is in the index and how
  * many chunks it has: the first round trip of a retrieval, so the second
@@ -276,6 +281,7 @@ export async function fetchCandidates(runner: StatementRunner, query: CandidateQ
       bm25: -row.score,
       document: toSummary({ ...row, name: row.parent }),
     })),
-    statistics: statistics ?? { chunkCount: 0, chunkFrequency: new Map() },
+    // Words are weighed by the frequencies of their own stems only (weighTerms' contract): the parts of identifiers looked up for the match stay out.
+    statistics: statistics ? { chunkCount: statistics.chunkCount, chunkFrequency: only(statistics.chunkFrequency, query.stems) } : { chunkCount: 0, chunkFrequency: new Map() },
   };
 }
