@@ -3,7 +3,7 @@ import { D1_LIMITS } from "../d1/limits.ts";
 import type { D1Reader } from "../d1/sessions.ts";
 import { d1Statements, type BoundStatement, type StatementRunner } from "../d1/statements.ts";
 import { timed } from "../observability/timings.ts";
-import { matchFor, type MatchTerm } from "./match.ts";
+import { choiceStatement, chosenMatch, plainMatch, type MatchSql, type MatchTerm } from "./match.ts";
 import { RANKING } from "./rank.ts";
 
 /** The document fields every result carries (SPEC 2). */
@@ -174,16 +174,7 @@ export interface CandidateQuery {
   unlessAlone?: string;
 }
 
-/** The entries of `frequencies` for `stems`. */
-function only(frequencies: ReadonlyMap<string, number>, stems: readonly string[]): Map<string, number> {
-  return new Map(stems.flatMap((stem) => (frequencies.has(stem) ? [[stem, frequencies.get(stem) as number] as const] : [])));
-}
-
-/**
- * The statements that tell how common each stem is in the index and how
- * many chunks it has: the first round trip of a retrieval, so the second
- * (candidateStatement) can leave the commonest words out of its MATCH.
- */
+/** The statements that tell how common each stem is in the index and how many chunks it has, for weighing words. */
 export function statisticsStatements(stems: readonly string[]): BoundStatement[] {
   const wanted = stems.slice(0, MAX_BOUND_PARAMETERS);
   const frequencies = {
@@ -195,9 +186,9 @@ export function statisticsStatements(stems: readonly string[]): BoundStatement[]
   return [frequencies, size];
 }
 
-/** The best-BM25 chunks for an FTS5 expression (match.ts), within the query's filter. */
-export function candidateStatement(query: CandidateQuery, expression: string): BoundStatement {
-  return query.filter ? filteredCandidates(query, expression, query.filter) : bestCandidates(query, expression);
+/** The best-BM25 chunks for the MATCH expression `match` gives (match.ts), within the query's filter. */
+export function candidateStatement(query: CandidateQuery, match: MatchSql): BoundStatement {
+  return query.filter ? filteredCandidates(query, match, query.filter) : bestCandidates(query, match);
 }
 const COLUMNS = `c.document_name AS parent, c.chunk_id AS id, c.content, c.heading, c.position,
        d.uri, d.title, d.description, d.data_source, d.update_time`;
@@ -212,76 +203,86 @@ const BM25 = `bm25(chunks_fts, ${RANKING.columnWeights.map(Number).join(", ")})`
  * Almanac's own pages step aside by rowid: the set of their chunks, and
  * whether any other page exists, are each computed once per query.
  */
-function bestCandidates(query: CandidateQuery, expression: string): BoundStatement {
+function bestCandidates(query: CandidateQuery, match: MatchSql): BoundStatement {
+  const alone = `?${match.params.length + 1}`;
   const aloneSql = query.unlessAlone
-    ? `AND (NOT EXISTS (SELECT 1 FROM documents WHERE base_uri != ?2)
-            OR chunks_fts.rowid NOT IN (SELECT own.rowid FROM chunks AS own JOIN documents AS page ON page.name = own.document_name WHERE page.base_uri = ?2))`
+    ? `AND (NOT EXISTS (SELECT 1 FROM documents WHERE base_uri != ${alone})
+            OR chunks_fts.rowid NOT IN (SELECT own.rowid FROM chunks AS own JOIN documents AS page ON page.name = own.document_name WHERE page.base_uri = ${alone}))`
     : "";
   return {
-    sql: `WITH best AS (
+    sql: `WITH ${match.with ? `${match.with},` : ""} best AS (
          SELECT chunks_fts.rowid AS chunk, ${BM25} AS score FROM chunks_fts
-         WHERE chunks_fts MATCH ?1 ${aloneSql}
+         WHERE chunks_fts MATCH ${match.expression} ${aloneSql}
          ORDER BY score LIMIT ${RANKED_CANDIDATES})
        SELECT ${COLUMNS}, best.score
        FROM best
        JOIN chunks AS c ON c.rowid = best.chunk
        JOIN documents AS d ON d.name = c.document_name
        ORDER BY best.score`,
-    params: query.unlessAlone ? [expression, query.unlessAlone] : [expression],
+    params: query.unlessAlone ? [...match.params, query.unlessAlone] : match.params,
   };
 }
 
 /** The best chunks of the pages a filter admits: the filter reads page fields, so every match is joined to its page first. */
-function filteredCandidates(query: CandidateQuery, expression: string, filter: CompiledFilter): BoundStatement {
+function filteredCandidates(query: CandidateQuery, match: MatchSql, filter: CompiledFilter): BoundStatement {
   // The pages of `unlessAlone` only match while no other base URI has pages (one indexed look-up, evaluated once).
   const aloneSql = query.unlessAlone ? "AND (d.base_uri != ? OR NOT EXISTS (SELECT 1 FROM documents WHERE base_uri != ?))" : "";
   return {
-    sql: `SELECT ${COLUMNS}, ${BM25} AS score
+    // The filter's and the step-aside's `?` take the numbers after the match's own.
+    sql: `${match.with ? `WITH ${match.with}` : ""}
+       SELECT ${COLUMNS}, ${BM25} AS score
        FROM chunks_fts
        JOIN chunks AS c ON c.rowid = chunks_fts.rowid
        JOIN documents AS d ON d.name = c.document_name
-       WHERE chunks_fts MATCH ?1 AND (${filter.sql}) ${aloneSql}
+       WHERE chunks_fts MATCH ${match.expression} AND (${filter.sql}) ${aloneSql}
        ORDER BY score
        LIMIT ${RANKED_CANDIDATES}`,
-    params: [expression, ...filter.params, ...(query.unlessAlone ? [query.unlessAlone, query.unlessAlone] : [])],
+    params: [...match.params, ...filter.params, ...(query.unlessAlone ? [query.unlessAlone, query.unlessAlone] : [])],
   };
 }
 
 /**
- * The best-BM25 chunks for a query and how common each of its stems is:
- * two round trips, the statistics first so the MATCH expression can leave
- * the commonest words out (match.ts), a third only when a match that needed
- * every word found nothing. The benchmark runs this very function on the
+ * The best-BM25 chunks for a query and how common each of its stems is, in
+ * one round trip: the candidate statement chooses its own MATCH expression
+ * from the index vocabulary (match.ts), beside the statistics for weighing
+ * words. Only when a match that needed every word found nothing is there a
+ * second, with every word OR-ed. The benchmark runs this very function on the
  * raw SQLite file, so both measure the same statements.
  */
 export async function fetchCandidates(runner: StatementRunner, query: CandidateQuery): Promise<{ candidates: Candidate[]; statistics: TermStatistics }> {
-  const stems = [...new Set([...query.stems, ...query.terms.flatMap((term) => term.stems)])];
-  const statistics = await runner.rows(statisticsStatements(stems)).then(
-    ([frequencyRows, sizeRows]) => ({
-      chunkFrequency: new Map(((frequencyRows ?? []) as unknown as { term: string; doc: number }[]).map((row) => [row.term, row.doc])),
-      chunkCount: ((sizeRows ?? [])[0] as { n: number } | undefined)?.n ?? 0,
-    }),
-    (error: unknown) => {
-      // A database without migration 0004 (or an engine without fts5vocab) still searches, with every word weighed alike.
-      if (!/chunks_vocab|fts5vocab/.test(String(error))) throw error;
-      console.warn(`search: index vocabulary unavailable, words are not weighed by rarity (${String(error)}); apply the D1 migrations`);
-      return null;
-    },
-  );
-  const match = matchFor(query.terms, statistics?.chunkFrequency ?? null);
-  let [candidateRows = []] = await runner.rows([candidateStatement(query, match.expression)]);
-  if (candidateRows.length === 0 && match.allRequired) [candidateRows = []] = await runner.rows([candidateStatement(query, match.rarest)]);
+  const match = chosenMatch(query.terms);
+  const [candidates, ...statistics] = [candidateStatement(query, match), ...statisticsStatements(query.stems), choiceStatement(match)];
+  const rows = await runner.rows([candidates as BoundStatement, ...statistics]).catch((error: unknown) => {
+    // A database without migration 0004 (or an engine without fts5vocab) still searches, with every word weighed alike.
+    if (!/chunks_vocab|fts5vocab/.test(String(error))) throw error;
+    console.warn(`search: index vocabulary unavailable, words are not weighed by rarity (${String(error)}); apply the D1 migrations`);
+    return null;
+  });
+  if (!rows) {
+    const [plainRows = []] = await runner.rows([candidateStatement(query, plainMatch(query.terms))]);
+    return { candidates: plainRows.map(toCandidate), statistics: { chunkCount: 0, chunkFrequency: new Map() } };
+  }
+  const [found = [], frequencyRows = [], sizeRows = [], choiceRows = []] = rows;
+  const choice = choiceRows[0] as { all_required: number } | undefined;
+  const candidateRows = found.length === 0 && choice?.all_required ? ((await runner.rows([candidateStatement(query, plainMatch(query.terms))]))[0] ?? []) : found;
   return {
-    candidates: (candidateRows as unknown as CandidateRow[]).map((row) => ({
-      parent: row.parent,
-      id: row.id,
-      content: row.content,
-      heading: row.heading,
-      position: row.position,
-      bm25: -row.score,
-      document: toSummary({ ...row, name: row.parent }),
-    })),
-    // Words are weighed by the frequencies of their own stems only (weighTerms' contract): the parts of identifiers looked up for the match stay out.
-    statistics: statistics ? { chunkCount: statistics.chunkCount, chunkFrequency: only(statistics.chunkFrequency, query.stems) } : { chunkCount: 0, chunkFrequency: new Map() },
+    candidates: candidateRows.map(toCandidate),
+    statistics: {
+      chunkCount: ((sizeRows[0] ?? {}) as { n?: number }).n ?? 0,
+      chunkFrequency: new Map((frequencyRows as unknown as { term: string; doc: number }[]).map((row) => [row.term, row.doc])),
+    },
+  };
+}
+
+function toCandidate(row: Record<string, unknown>): Candidate {
+  const candidate = row as unknown as CandidateRow;
+  return {
+    parent: candidate.parent,
+    id: candidate.id,
+    content: candidate.content,
+    heading: candidate.heading,
+    position: candidate.position,
+    bm25: -candidate.score,
+    document: toSummary({ ...candidate, name: candidate.parent }),
   };
 }

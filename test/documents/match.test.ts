@@ -1,43 +1,62 @@
 // The rarest words choose search candidates: a question of common words must
 // not make FTS5 score most of the corpus (BENCHMARKS.md, "common" queries).
-import { describe, expect, it } from "vitest";
-import { MATCH_POSTINGS_BUDGET, matchFor } from "../../src/documents/match.ts";
+// The choice runs in SQL over the real index vocabulary, so it is tested on D1.
+import { env } from "cloudflare:test";
+import { beforeAll, describe, expect, it } from "vitest";
+import { MATCH_POSTINGS_BUDGET, choiceStatement, chosenMatch, plainMatch } from "../../src/documents/match.ts";
+import { prepareSite, siteFor } from "../../src/documents/ingest.ts";
 import { matchTerms } from "../../src/documents/query-text.ts";
+import { syncDocuments } from "../../src/documents/sync.ts";
 
-const frequencies = (entries: Record<string, number>) => new Map(Object.entries(entries));
+// Ten sections (chunks): "common" in all ten, "middle" in four, "other" in two, "rare" in one.
+const sections = Array.from({ length: 10 }, (_, i) =>
+  `## Section ${i}\n\n${["common", i < 4 ? "middle" : "", i < 2 ? "other" : "", i === 0 ? "rare" : ""].join(" ")}`,
+);
+
+beforeAll(async () => {
+  const site = siteFor("https://words.example.com");
+  const { documents } = await prepareSite([{ path: "words.md", text: `# Words\n\n${sections.join("\n\n")}` }], site);
+  await syncDocuments(env.DB, site.baseUri, documents, { prune: false });
+});
+
+async function choose(query: string, budget: number) {
+  const { sql, params } = choiceStatement(chosenMatch(matchTerms(query), budget));
+  const row = await env.DB.prepare(sql).bind(...params).first<{ expression: string; all_required: number; rarest: string }>();
+  return { expression: row?.expression, allRequired: Boolean(row?.all_required), rarest: row?.rarest };
+}
 
 describe("which words choose the candidates", () => {
-  it("ORs every word when the index has no statistics (a database without the vocabulary)", () => {
-    expect(matchFor(matchTerms("retry backoff error"), null).expression).toBe('"retry" OR "backoff" OR "error"');
+  it("takes words rarest first while their chunks fit the budget, in the query's order", async () => {
+    expect(await choose("common middle rare", 5)).toEqual({ expression: '"middle" OR "rare"', allRequired: false, rarest: '"rare"' });
+    expect(await choose("common middle rare other", 7)).toEqual({ expression: '"middle" OR "rare" OR "other"', allRequired: false, rarest: '"rare"' });
   });
 
-  it("leaves a word found in most chunks out while rarer words fit the budget", () => {
-    const plan = matchFor(matchTerms("retry backoff error"), frequencies({ retri: 900, backoff: 300, error: 60_000 }));
-    expect(plan).toEqual({ expression: '"retry" OR "backoff"', allRequired: false, rarest: '"backoff"' });
+  it("keeps every word while they all fit (a small corpus searches as before)", async () => {
+    expect((await choose("common middle rare", MATCH_POSTINGS_BUDGET)).expression).toBe('"common" OR "middle" OR "rare"');
   });
 
-  it("takes words rarest first until their postings pass the budget, in the query's order", () => {
-    const plan = matchFor(matchTerms("alpha beta gamma delta"), frequencies({ alpha: 12_000, beta: 400, gamma: 6000, delta: 8000 }));
-    // beta (400) + gamma (6,000) + delta (8,000) fit 20,000; alpha (12,000) would not.
-    expect(MATCH_POSTINGS_BUDGET).toBe(20_000);
-    expect(plan.expression).toBe('"beta" OR "gamma" OR "delta"');
+  it("requires the two rarest words when even the rarest is commoner than the budget", async () => {
+    expect(await choose("common other middle", 1)).toEqual({ expression: '"other" AND "middle"', allRequired: true, rarest: '"other"' });
   });
 
-  it("requires the two rarest words when even the rarest is commoner than the budget", () => {
-    const plan = matchFor(matchTerms("what is the value of the server error"), frequencies({ valu: 50_000, server: 30_000, error: 26_000 }));
-    expect(plan).toEqual({ expression: '"server" AND "error"', allRequired: true, rarest: '"error"' });
+  it("counts a word no chunk contains as free, so it never crowds out the others", async () => {
+    expect((await choose("zeppelin rare", 1)).expression).toBe('"zeppelin" OR "rare"');
   });
 
-  it("counts a word no chunk contains as free, so it never crowds out the others", () => {
-    expect(matchFor(matchTerms("zeppelin retry"), frequencies({ retri: 4000 })).expression).toBe('"zeppelin" OR "retry"');
+  it("weighs an identifier by its rarest part (its matches are no more than that part's)", async () => {
+    expect((await choose("common_rare middle", 1)).expression).toBe('"common_rare"');
   });
 
-  it("weighs an identifier by its rarest part (its matches are no more than that part's)", () => {
-    const plan = matchFor(matchTerms("get_documents error"), frequencies({ get: 40_000, document: 900, error: 30_000 }));
-    expect(plan.expression).toBe('"get_documents"');
+  it("keeps a one-word query as it is, however common", async () => {
+    expect(await choose("common", 1)).toEqual({ expression: '"common"', allRequired: false, rarest: '"common"' });
   });
 
-  it("keeps a one-word query as it is", () => {
-    expect(matchFor(matchTerms("function"), frequencies({ function: 90_000 }))).toEqual({ expression: '"function"', allRequired: false, rarest: '"function"' });
+  it("ORs every word, bound as one value, when the vocabulary cannot be used", () => {
+    expect(plainMatch(matchTerms("retry backoff error"))).toEqual({ with: "", expression: "?1", params: ['"retry" OR "backoff" OR "error"'] });
+  });
+
+  it("binds at most 90 values however long the query (D1 allows 100 per statement)", () => {
+    const long = Array.from({ length: 40 }, (_, i) => `word${i}_part${i}_more${i}`).join(" ");
+    expect(chosenMatch(matchTerms(long)).params.length).toBeLessThanOrEqual(90);
   });
 });
