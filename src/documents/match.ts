@@ -27,13 +27,6 @@ export interface MatchTerm {
  */
 export const MATCH_POSTINGS_BUDGET = 20_000;
 
-/**
- * Rows of (term, stem) the choice binds, two parameters each: with the
- * candidate statement's own few parameters, within D1's 100. Every term gets
- * a row first (queries have at most 32); further parts of identifiers fill the rest.
- */
-const MAX_MATCH_ROWS = 45;
-
 /** How a statement gets its MATCH expression: SQL for it, the CTEs it needs, and their bound values (numbered from ?1). */
 export interface MatchSql {
   /** CTEs to put in the statement's WITH clause, or "" when none. */
@@ -60,39 +53,49 @@ export function plainMatch(terms: readonly MatchTerm[]): MatchSql {
  * no more chunks; a term no chunk has costs nothing), OR-ed in the query's
  * order. When even the rarest is commoner than the budget, the two rarest
  * must both occur (AND): their intersection is small and what the question
- * is about. The CTE `match_choice` also says which it chose (choiceStatement).
+ * is about. Each stem of the terms and of `weighed` (the words ranking
+ * weighs) is looked up once, in the CTE `match_stems (stem, doc)`, which the
+ * candidate statement also returns: counting a common word's chunks reads
+ * its whole doclist, so it is done once per query.
  */
-export function chosenMatch(terms: readonly MatchTerm[], budget: number = MATCH_POSTINGS_BUDGET): MatchSql {
-  const rows: [string, string, number][] = terms.map((term, order) => [term.text, term.stems[0] ?? "", order]);
-  for (const [order, term] of terms.entries()) {
-    for (const stem of term.stems.slice(1)) if (rows.length < MAX_MATCH_ROWS) rows.push([term.text, stem, order]);
-  }
-  const params = rows.flatMap(([text, stem]) => [text, stem]);
-  const values = rows.map(([, , order], i) => `(?${2 * i + 1}, ?${2 * i + 2}, ${order})`).join(", ");
+export function chosenMatch(
+  terms: readonly MatchTerm[],
+  options: { weighed?: readonly string[]; room: number; budget?: number },
+): MatchSql | null {
+  const { weighed = [], room, budget = MATCH_POSTINGS_BUDGET } = options;
+  const first = [...new Set(terms.map((term) => term.stems[0] ?? ""))];
+  // Each term's text and first stem must fit the bound values the statement leaves (D1 allows 100); further stems as room allows.
+  if (terms.length + first.length > room) return null;
+  const stems = [...new Set([...first, ...weighed, ...terms.flatMap((term) => term.stems.slice(1))])].slice(0, room - terms.length);
+  const stemParam = new Map(stems.map((stem, i) => [stem, `?${terms.length + i + 1}`]));
+  const rows = terms.flatMap((term, position) =>
+    term.stems.flatMap((stem) => (stemParam.has(stem) ? [`(?${position + 1}, ${stemParam.get(stem)}, ${position})`] : [])),
+  );
   const limit = Math.floor(budget);
+  const several = terms.length > 1;
   return {
-    with: `match_terms (text, stem, position) AS (VALUES ${values}),
-       match_costs AS (
-         SELECT t.text, min(t.position) AS position, min(coalesce(v.doc, 0)) AS cost
-         FROM match_terms AS t LEFT JOIN chunks_vocab AS v ON v.term = t.stem GROUP BY t.text),
+    with: `match_stems (stem, doc) AS MATERIALIZED (
+         SELECT s.column1, coalesce(v.doc, 0) FROM (VALUES ${stems.map((stem) => `(${stemParam.get(stem)})`).join(", ")}) AS s
+         LEFT JOIN chunks_vocab AS v ON v.term = s.column1),
+       match_terms (text, stem, position) AS (VALUES ${rows.join(", ")}),
+       match_costs AS MATERIALIZED (
+         SELECT t.text, min(t.position) AS position, min(s.doc) AS cost
+         FROM match_terms AS t JOIN match_stems AS s ON s.stem = t.stem GROUP BY t.text),
        match_running AS (
-         SELECT text, position, cost,
-                sum(cost) OVER (ORDER BY cost, position ROWS UNBOUNDED PRECEDING) AS spent,
+         SELECT text, position, sum(cost) OVER (ORDER BY cost, position ROWS UNBOUNDED PRECEDING) AS spent,
                 row_number() OVER (ORDER BY cost, position) AS place
          FROM match_costs),
-       match_choice (expression, all_required, rarest) AS (
-         SELECT CASE WHEN (SELECT count(*) FROM match_costs) > 1 AND (SELECT min(cost) FROM match_costs) > ${limit}
+       match_choice (expression) AS (
+         SELECT CASE WHEN ${several ? "1" : "0"} AND (SELECT min(cost) FROM match_costs) > ${limit}
                   THEN (SELECT group_concat(text, ' AND ') FROM (SELECT text FROM match_running WHERE place <= 2 ORDER BY position))
                   ELSE (SELECT group_concat(text, ' OR ') FROM (SELECT text FROM match_running WHERE place = 1 OR spent <= ${limit} ORDER BY position))
-                END,
-                (SELECT count(*) FROM match_costs) > 1 AND (SELECT min(cost) FROM match_costs) > ${limit},
-                (SELECT text FROM match_running WHERE place = 1))`,
+                END)`,
     expression: "(SELECT expression FROM match_choice)",
-    params,
+    params: [...terms.map((term) => term.text), ...stems],
   };
 }
 
-/** What `chosenMatch` chose: the expression, whether every one of its terms must occur, and the rarest term alone. */
+/** The expression `chosenMatch` chose, for tests and for reading a plan. */
 export function choiceStatement(match: MatchSql): { sql: string; params: string[] } {
-  return { sql: `WITH ${match.with} SELECT expression, all_required, rarest FROM match_choice`, params: match.params };
+  return { sql: `WITH ${match.with} SELECT expression FROM match_choice`, params: match.params };
 }

@@ -3,7 +3,7 @@ import { D1_LIMITS } from "../d1/limits.ts";
 import type { D1Reader } from "../d1/sessions.ts";
 import { d1Statements, type BoundStatement, type StatementRunner } from "../d1/statements.ts";
 import { timed } from "../observability/timings.ts";
-import { choiceStatement, chosenMatch, plainMatch, type MatchSql, type MatchTerm } from "./match.ts";
+import { chosenMatch, plainMatch, type MatchSql, type MatchTerm } from "./match.ts";
 import { RANKING } from "./rank.ts";
 
 /** The document fields every result carries (SPEC 2). */
@@ -174,6 +174,9 @@ export interface CandidateQuery {
   unlessAlone?: string;
 }
 
+/** max(rowid) stands in for the chunk count: exact after a fresh ingest, never smaller, and O(log n) where count(*) is O(n). */
+const SIZE_STATEMENT: BoundStatement = { sql: "SELECT coalesce(max(rowid), 0) AS n FROM chunks", params: [] };
+
 /** The statements that tell how common each stem is in the index and how many chunks it has, for weighing words. */
 export function statisticsStatements(stems: readonly string[]): BoundStatement[] {
   const wanted = stems.slice(0, MAX_BOUND_PARAMETERS);
@@ -181,15 +184,24 @@ export function statisticsStatements(stems: readonly string[]): BoundStatement[]
     sql: `SELECT term, doc FROM chunks_vocab WHERE term IN (${wanted.map((_, i) => `?${i + 1}`).join(", ") || "NULL"})`,
     params: wanted,
   };
-  // max(rowid) stands in for the chunk count: exact after a fresh ingest, never smaller, and O(log n) where count(*) is O(n).
-  const size = { sql: "SELECT coalesce(max(rowid), 0) AS n FROM chunks", params: [] };
-  return [frequencies, size];
+  return [frequencies, SIZE_STATEMENT];
 }
 
 /** The best-BM25 chunks for the MATCH expression `match` gives (match.ts), within the query's filter. */
 export function candidateStatement(query: CandidateQuery, match: MatchSql): BoundStatement {
   return query.filter ? filteredCandidates(query, match, query.filter) : bestCandidates(query, match);
 }
+/**
+ * The chunk counts of the stems the match looked up, as extra rows of the
+ * candidate statement (score NULL, so they sort first): ranking weighs words
+ * by them, and they are counted once.
+ */
+function stemRows(match: MatchSql): string {
+  return match.with
+    ? "UNION ALL SELECT NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, stem, doc FROM match_stems WHERE doc > 0"
+    : "";
+}
+
 const COLUMNS = `c.document_name AS parent, c.chunk_id AS id, c.content, c.heading, c.position,
        d.uri, d.title, d.description, d.data_source, d.update_time`;
 const BM25 = `bm25(chunks_fts, ${RANKING.columnWeights.map(Number).join(", ")})`;
@@ -214,11 +226,12 @@ function bestCandidates(query: CandidateQuery, match: MatchSql): BoundStatement 
          SELECT chunks_fts.rowid AS chunk, ${BM25} AS score FROM chunks_fts
          WHERE chunks_fts MATCH ${match.expression} ${aloneSql}
          ORDER BY score LIMIT ${RANKED_CANDIDATES})
-       SELECT ${COLUMNS}, best.score
+       SELECT ${COLUMNS}, best.score AS score, NULL AS term, NULL AS doc
        FROM best
        JOIN chunks AS c ON c.rowid = best.chunk
        JOIN documents AS d ON d.name = c.document_name
-       ORDER BY best.score`,
+       ${stemRows(match)}
+       ORDER BY score`,
     params: query.unlessAlone ? [...match.params, query.unlessAlone] : match.params,
   };
 }
@@ -229,14 +242,17 @@ function filteredCandidates(query: CandidateQuery, match: MatchSql, filter: Comp
   const aloneSql = query.unlessAlone ? "AND (d.base_uri != ? OR NOT EXISTS (SELECT 1 FROM documents WHERE base_uri != ?))" : "";
   return {
     // The filter's and the step-aside's `?` take the numbers after the match's own.
-    sql: `${match.with ? `WITH ${match.with}` : ""}
-       SELECT ${COLUMNS}, ${BM25} AS score
-       FROM chunks_fts
-       JOIN chunks AS c ON c.rowid = chunks_fts.rowid
-       JOIN documents AS d ON d.name = c.document_name
-       WHERE chunks_fts MATCH ${match.expression} AND (${filter.sql}) ${aloneSql}
-       ORDER BY score
-       LIMIT ${RANKED_CANDIDATES}`,
+    sql: `WITH ${match.with ? `${match.with},` : ""} filtered AS (
+         SELECT ${COLUMNS}, ${BM25} AS score, NULL AS term, NULL AS doc
+         FROM chunks_fts
+         JOIN chunks AS c ON c.rowid = chunks_fts.rowid
+         JOIN documents AS d ON d.name = c.document_name
+         WHERE chunks_fts MATCH ${match.expression} AND (${filter.sql}) ${aloneSql}
+         ORDER BY score
+         LIMIT ${RANKED_CANDIDATES})
+       SELECT * FROM filtered
+       ${stemRows(match)}
+       ORDER BY score`,
     params: [...match.params, ...filter.params, ...(query.unlessAlone ? [query.unlessAlone, query.unlessAlone] : [])],
   };
 }
@@ -245,14 +261,18 @@ function filteredCandidates(query: CandidateQuery, match: MatchSql, filter: Comp
  * The best-BM25 chunks for a query and how common each of its stems is, in
  * one round trip: the candidate statement chooses its own MATCH expression
  * from the index vocabulary (match.ts), beside the statistics for weighing
- * words. Only when a match that needed every word found nothing is there a
+ * words. Only when a match that left words out found nothing is there a
  * second, with every word OR-ed. The benchmark runs this very function on the
  * raw SQLite file, so both measure the same statements.
  */
 export async function fetchCandidates(runner: StatementRunner, query: CandidateQuery): Promise<{ candidates: Candidate[]; statistics: TermStatistics }> {
-  const match = chosenMatch(query.terms);
-  const [candidates, ...statistics] = [candidateStatement(query, match), ...statisticsStatements(query.stems), choiceStatement(match)];
-  const rows = await runner.rows([candidates as BoundStatement, ...statistics]).catch((error: unknown) => {
+  // The filter's values and the step-aside's two take their share of the statement's bound values.
+  const room = D1_LIMITS.boundParameters - (query.filter?.params.length ?? 0) - 2;
+  const chosen = chosenMatch(query.terms, { weighed: query.stems, room });
+  const statements = chosen
+    ? [candidateStatement(query, chosen), SIZE_STATEMENT]
+    : [candidateStatement(query, plainMatch(query.terms)), ...statisticsStatements(query.stems)];
+  const rows = await runner.rows(statements).catch((error: unknown) => {
     // A database without migration 0004 (or an engine without fts5vocab) still searches, with every word weighed alike.
     if (!/chunks_vocab|fts5vocab/.test(String(error))) throw error;
     console.warn(`search: index vocabulary unavailable, words are not weighed by rarity (${String(error)}); apply the D1 migrations`);
@@ -262,14 +282,21 @@ export async function fetchCandidates(runner: StatementRunner, query: CandidateQ
     const [plainRows = []] = await runner.rows([candidateStatement(query, plainMatch(query.terms))]);
     return { candidates: plainRows.map(toCandidate), statistics: { chunkCount: 0, chunkFrequency: new Map() } };
   }
-  const [found = [], frequencyRows = [], sizeRows = [], choiceRows = []] = rows;
-  const choice = choiceRows[0] as { all_required: number } | undefined;
-  const candidateRows = found.length === 0 && choice?.all_required ? ((await runner.rows([candidateStatement(query, plainMatch(query.terms))]))[0] ?? []) : found;
+  const [mixed = [], ...rest] = rows;
+  const found = mixed.filter((row) => row.term === null || row.term === undefined);
+  const frequencyRows = chosen ? mixed.filter((row) => row.term !== null && row.term !== undefined) : (rest[0] ?? []);
+  const sizeRows = (chosen ? rest[0] : rest[1]) ?? [];
+  // Nothing found by a match that left words out or required two: every word OR-ed finds what any of them can.
+  const widen = chosen !== null && found.length === 0 && query.terms.length > 1;
+  const candidateRows = widen ? ((await runner.rows([candidateStatement(query, plainMatch(query.terms))]))[0] ?? []).filter((row) => row.term == null) : found;
   return {
     candidates: candidateRows.map(toCandidate),
     statistics: {
       chunkCount: ((sizeRows[0] ?? {}) as { n?: number }).n ?? 0,
-      chunkFrequency: new Map((frequencyRows as unknown as { term: string; doc: number }[]).map((row) => [row.term, row.doc])),
+      // Ranking weighs the query's words by their own stems only (weighTerms' contract).
+      chunkFrequency: new Map(
+        (frequencyRows as unknown as { term: string; doc: number }[]).filter((row) => query.stems.includes(row.term)).map((row) => [row.term, row.doc]),
+      ),
     },
   };
 }
