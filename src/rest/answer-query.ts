@@ -1,10 +1,12 @@
 // POST /v1:answerQuery: answer_query for Google's client, charged to the same
 // per-caller quota.
 import type { Context, MiddlewareHandler } from "hono";
+import { bodyLimit } from "hono/body-limit";
 import { answerWithSources } from "../documents/answer.ts";
 import { compileFilter } from "../documents/filter.ts";
 import { findContentLengths } from "../documents/store.ts";
 import { AlmanacError } from "../errors.ts";
+import { refusal } from "../http/refusal.ts";
 import { filterField, queryField } from "../tools/document-fields.ts";
 import { checked, readParameters, type RestMethod, type SystemParameters } from "./parameters.ts";
 import { answerResponse } from "./resources.ts";
@@ -30,6 +32,26 @@ export const ANSWER_QUERY: RestMethod = { id: "developerknowledge.answerQuery", 
 const REQUEST_FIELDS = ["query", "filter"];
 
 const EXAMPLE_BODY = '{"query": "How do I create an API key?"}';
+
+/**
+ * A request is a query and a filter of at most 500 characters each: even
+ * written as six-byte \u escapes that is about 6 KB, so 16 KiB is ample and
+ * anything larger is not an AnswerQueryRequest.
+ */
+const MAX_BODY_BYTES = 16 * 1024;
+
+/**
+ * Refuses a body over MAX_BODY_BYTES with 413 before reading it all.
+ *
+ * @example rest.post("/v1:answerQuery", answerQueryBodyLimit(), readAnswerQueryRequest(), …);
+ */
+export function answerQueryBodyLimit(): MiddlewareHandler<{ Bindings: Env }> {
+  return bodyLimit({
+    maxSize: MAX_BODY_BYTES,
+    onError: () =>
+      refusal("google", new AlmanacError("INVALID_ARGUMENT", `the request body is over ${MAX_BODY_BYTES} bytes; an AnswerQueryRequest is ${EXAMPLE_BODY}`), { httpStatus: 413 }),
+  });
+}
 
 /**
  * Reads and checks the JSON body before the quota gate, so a malformed

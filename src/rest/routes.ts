@@ -3,7 +3,7 @@
 import { Hono } from "hono";
 import { authenticateCaller } from "../auth/authenticate.ts";
 import { restAnswerQuota } from "../quota/answer-quota.ts";
-import { answerQuery, readAnswerQueryRequest } from "./answer-query.ts";
+import { answerQuery, answerQueryBodyLimit, readAnswerQueryRequest } from "./answer-query.ts";
 import { batchGetDocuments, getDocument } from "./get-documents.ts";
 import { methodNotAllowed, requireTool, restCaching, restCors, restEtag, restNotFound } from "./http-policy.ts";
 import { searchDocumentChunks } from "./search-document-chunks.ts";
@@ -27,7 +27,7 @@ export function restApi(): Hono<{ Bindings: Env }> {
   rest.all("/v1/documents:batchGet", methodNotAllowed("GET"));
   rest.get("/v1/documents/*", requireTool("get_documents"), getDocument);
   rest.all("/v1/documents/*", methodNotAllowed("GET"));
-  rest.post("/v1:answerQuery", requireTool("answer_query"), readAnswerQueryRequest(), restAnswerQuota(), answerQuery);
+  rest.post("/v1:answerQuery", requireTool("answer_query"), answerQueryBodyLimit(), readAnswerQueryRequest(), restAnswerQuota(), answerQuery);
   rest.all("/v1:answerQuery", methodNotAllowed("POST"));
 
   rest.all("/v1/*", restNotFound);
