@@ -3,9 +3,10 @@ import { authenticateCaller } from "./auth/authenticate.ts";
 import { countDocuments } from "./documents/store.ts";
 import { errorHandler } from "./http/error-handler.ts";
 import { notFound } from "./http/not-found.ts";
-import { AlmanacMcp, serveMcp } from "./mcp/agent.ts";
+import { AlmanacMcp } from "./mcp/legacy-session.ts";
 import { readJsonRpcMessage } from "./mcp/json-rpc-message.ts";
 import { originGuard } from "./mcp/origin-guard.ts";
+import { serveMcp } from "./mcp/serve.ts";
 import { landingPage } from "./landing-page.ts";
 import { mcpAnswerQuota } from "./quota/answer-quota.ts";
 import { QuotaCounter } from "./quota/quota-counter.ts";
@@ -24,7 +25,8 @@ app.get("/", async (c) =>
 );
 app.use("/mcp", originGuard(), readJsonRpcMessage());
 app.use("/mcp", authenticateCaller(), mcpAnswerQuota());
-app.all("/mcp", (c) => serveMcp(c.req.raw, c.env, c.executionCtx));
+// hono types its execution context more narrowly than workers-types; at run time it is the Worker's own.
+app.all("/mcp", (c) => serveMcp(c.req.raw, c.env, c.executionCtx as ExecutionContext, c.get("jsonRpcMessage")?.parsed));
 app.route("/", restApi());
 
 export default app;

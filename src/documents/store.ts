@@ -89,6 +89,41 @@ export async function findDocuments(db: D1Database, names: readonly string[]): P
   return found;
 }
 
+/** One page of the corpus in name order, for listing it (MCP resources). */
+export interface DocumentListing {
+  documents: (DocumentSummary & { contentLengthBytes: number })[];
+  /** The last name on this page when more follow: list again after it. */
+  lastName?: string;
+}
+
+/**
+ * Up to `limit` pages whose names sort after `afterName` (from the start
+ * when it is empty), in name order: the primary key's order, so a listing
+ * is stable while pages are added and each page is one index range scan.
+ */
+export async function listDocuments(db: D1Database, afterName: string, limit: number): Promise<DocumentListing> {
+  const { results } = await db
+    .prepare(
+      `SELECT name, uri, title, description, data_source, update_time, content_length_bytes
+       FROM documents WHERE name > ?1 ORDER BY name LIMIT ?2`,
+    )
+    .bind(afterName, limit + 1)
+    .all<Omit<DocumentRow, "content">>();
+  const page = results.slice(0, limit);
+  const documents = page.map((row) => ({ ...toSummary(row), contentLengthBytes: row.content_length_bytes }));
+  return results.length > limit ? { documents, lastName: page[page.length - 1]?.name } : { documents };
+}
+
+/** The stored names that start with `prefix`, in name order, at most `limit` (an index range scan). */
+export async function documentNamesWithPrefix(db: D1Database, prefix: string, limit: number): Promise<string[]> {
+  // SQLite compares text as UTF-8 bytes, so the names with a prefix are the range [prefix, prefix + U+10FFFF).
+  const { results } = await db
+    .prepare("SELECT name FROM documents WHERE name >= ?1 AND name < ?2 ORDER BY name LIMIT ?3")
+    .bind(prefix, `${prefix}\u{10ffff}`, limit)
+    .all<{ name: string }>();
+  return results.map((row) => row.name);
+}
+
 /**
  * The size of each named page's content in UTF-8 bytes, keyed by name
  * (missing names are absent), without reading the content itself.

@@ -39,7 +39,8 @@ export function readJsonRpcMessage(): MiddlewareHandler<{ Bindings: Env }> {
     const declared = Number.parseInt(c.req.header("content-length") ?? "", 10);
     const body = declared > MAX_MESSAGE_BYTES ? null : await readAtMost(c.req.raw.clone(), MAX_MESSAGE_BYTES);
     if (body === null) return messageTooLarge();
-    c.set("jsonRpcMessage", inspectJsonRpcBody(body));
+    const headers = { protocolVersion: c.req.header("mcp-protocol-version"), method: c.req.header("mcp-method"), name: c.req.header("mcp-name") };
+    c.set("jsonRpcMessage", inspectJsonRpcBody(body, headers));
     await next();
   };
 }

@@ -1,3 +1,4 @@
+import { classifyInboundRequest } from "@modelcontextprotocol/server";
 import type { JsonRpcId } from "../http/refusal.ts";
 import { answerQueryTool } from "../tools/answer-query.ts";
 
@@ -8,6 +9,15 @@ export interface InspectedBody {
   /** The ids of every request in it, in order: a refusal answers each of them. */
   requestIds: JsonRpcId[];
   batch: boolean;
+  /** The body as parsed JSON; absent when it is not JSON. */
+  parsed?: unknown;
+}
+
+/** The MCP headers of a POST that the 2026-07-28 revision checks against its body. */
+export interface McpHeaders {
+  protocolVersion?: string;
+  method?: string;
+  name?: string;
 }
 
 /**
@@ -15,11 +25,14 @@ export interface InspectedBody {
  * the MCP server would execute: a request (it has an id; the SDK ignores a
  * `tools/call` notification) whose method is exactly `tools/call` and whose
  * `params.name` is exactly `answer_query`. A body that is not JSON has no
- * calls; the MCP transport answers it with a parse error.
+ * calls; the MCP transport answers it with a parse error. Nor has a request
+ * that the SDK's 2026-07-28 validation refuses before any tool runs (a
+ * malformed envelope, an unsupported version, `Mcp-Method` or `Mcp-Name`
+ * headers that disagree with the body): nothing is charged for it.
  *
  * @example inspectJsonRpcBody('{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"answer_query"}}') // { answerQueryCalls: 1, requestIds: [1], batch: false }
  */
-export function inspectJsonRpcBody(body: string): InspectedBody {
+export function inspectJsonRpcBody(body: string, headers: McpHeaders = {}): InspectedBody {
   let parsed: unknown;
   try {
     parsed = JSON.parse(body);
@@ -37,7 +50,15 @@ export function inspectJsonRpcBody(body: string): InspectedBody {
     requestIds.push(id);
     if (message.method === "tools/call" && isObject(message.params) && message.params.name === answerQueryTool.name) answerQueryCalls += 1;
   }
-  return { answerQueryCalls, requestIds, batch };
+  const outcome = classifyInboundRequest({
+    httpMethod: "POST",
+    protocolVersionHeader: headers.protocolVersion,
+    mcpMethodHeader: headers.method,
+    mcpNameHeader: headers.name,
+    body: parsed,
+  });
+  if (outcome.kind === "reject") answerQueryCalls = 0;
+  return { answerQueryCalls, requestIds, batch, parsed };
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {

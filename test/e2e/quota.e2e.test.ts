@@ -31,12 +31,14 @@ let mcpUrl: URL;
 let burstKey: string;
 let clientKey: string;
 let dailyKey: string;
+let modernKey: string;
 
 beforeAll(async () => {
   // Keys made before the server starts, as an operator would.
   burstKey = createKey(["--label", "burst", "--answer-per-minute", "5"]);
   clientKey = createKey(["--label", "sdk-client", "--answer-per-minute", "1"]);
   dailyKey = createKey(["--label", "daily", "--answer-per-day", "2"]);
+  modernKey = createKey(["--label", "modern-burst", "--answer-per-minute", "5"]);
   server = await startServer(["--var", `QUOTA_PUBLIC_ANSWER_PER_MINUTE:${PUBLIC_PER_MINUTE}`], stateDir);
   mcpUrl = new URL("/mcp", server.url);
 });
@@ -62,6 +64,21 @@ async function openSession(headers: Record<string, string>): Promise<Record<stri
   const session = { ...headers, "Mcp-Session-Id": response.headers.get("mcp-session-id") ?? "", "MCP-Protocol-Version": "2025-06-18" };
   await (await post({ jsonrpc: "2.0", method: "notifications/initialized" }, session)).text();
   return session;
+}
+
+/** The headers a 2026-07-28 client sends with a tools/call. */
+function modernHeaders(tool: string): Record<string, string> {
+  return { "MCP-Protocol-Version": "2026-07-28", "Mcp-Method": "tools/call", "Mcp-Name": tool };
+}
+
+/** An answer_query call in the 2026-07-28 envelope: no session, the client's version and info in `_meta`. */
+function modernAnswerQuery(id: string) {
+  const meta = {
+    "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+    "io.modelcontextprotocol/clientInfo": { name: "quota-e2e", version: "1" },
+    "io.modelcontextprotocol/clientCapabilities": {},
+  };
+  return { jsonrpc: "2.0", id, method: "tools/call", params: { name: "answer_query", arguments: { query: "How is the answer_query quota counted?" }, _meta: meta } };
 }
 
 /** `count` concurrent answer_query calls on one session, by HTTP status. */
@@ -95,6 +112,30 @@ describe("the answer_query quota on a running server", () => {
       expect(JSON.parse(r.body)).toMatchObject({ jsonrpc: "2.0", error: { message: expect.stringContaining("Use search_documents instead") } });
     }
     expect(admitted.map((r) => r.body).join("")).toContain("answerText");
+  });
+
+  it("counts 2026-07-28 requests, served without a session, against the same exact allowance", async () => {
+    await awayFromMinuteEnd();
+    const key = { "X-Goog-Api-Key": modernKey };
+    // Headers that disagree with the body are refused by the SDK before any tool runs: nothing is charged.
+    const mismatch = await post(modernAnswerQuery("mismatch"), { ...key, ...modernHeaders("answer_query"), "Mcp-Name": "search_documents" });
+    expect(mismatch.status).toBe(400);
+    expect(await mismatch.json()).toMatchObject({ id: "mismatch", error: { code: -32020 } });
+
+    const responses = await Promise.all(
+      Array.from({ length: 40 }, async (_, i) => {
+        const response = await post(modernAnswerQuery(`q-${i}`), { ...key, ...modernHeaders("answer_query") });
+        return { status: response.status, body: (await response.json()) as { id: unknown; result?: unknown; error?: { message: string } } };
+      }),
+    );
+    const admitted = responses.filter((r) => r.status === 200);
+    const refused = responses.filter((r) => r.status === 429);
+    console.log(`e2e: 40 concurrent 2026-07-28 answer_query, key limit 5/min: ${admitted.length} × 200, ${refused.length} × 429`);
+    expect(admitted).toHaveLength(5);
+    expect(refused).toHaveLength(35);
+    for (const [i, r] of responses.entries()) expect(r.body.id).toBe(`q-${i}`);
+    expect(refused[0]?.body.error?.message).toContain("Use search_documents instead");
+    expect(JSON.stringify(admitted[0]?.body.result)).toContain("answerText");
   });
 
   it("gives each anonymous IP address the configured public allowance", async () => {

@@ -92,7 +92,7 @@ function fieldsListed(description: string): string[] {
 
 describe("document views", () => {
   const viewParameter = discoveryMethods["developerknowledge.documents.get"]?.parameters.view;
-  const descriptions = Object.fromEntries((viewParameter?.enum ?? []).map((view, index) => [view, (viewParameter as { enumDescriptions: string[] }).enumDescriptions[index] ?? ""]));
+  const descriptions = Object.fromEntries((viewParameter?.enum ?? []).map((view, index) => [view, viewParameter?.enumDescriptions?.[index] ?? ""]));
 
   it("answers BASIC with exactly the metadata fields its description lists", async () => {
     const basic = fieldsListed((descriptions.DOCUMENT_VIEW_BASIC ?? "").split("This is")[0] ?? "");

@@ -31,6 +31,7 @@ export interface DiscoveryProperty {
   enum?: string[];
   items?: DiscoveryProperty;
   description?: string;
+  enumDescriptions?: string[];
 }
 
 interface DiscoveryMethod {

@@ -1,0 +1,40 @@
+// 2025-era MCP (the initialize handshake, Mcp-Session-Id): one session per
+// Durable Object, an McpAgent from `agents`, which runs SDK v1. The glue
+// here installs Almanac's era-free methods (methods.ts) on a v1 Server.
+import { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import {
+  CallToolRequestSchema,
+  CompleteRequestSchema,
+  ListResourceTemplatesRequestSchema,
+  ListResourcesRequestSchema,
+  ListToolsRequestSchema,
+  ReadResourceRequestSchema,
+} from "@modelcontextprotocol/sdk/types.js";
+import { McpAgent } from "agents/mcp";
+import { SERVER_CAPABILITIES, SERVER_INFO, SERVER_INSTRUCTIONS, almanacMethods } from "./methods.ts";
+
+/** One 2025-era MCP session: a Durable Object holding a v1 Server with Almanac's methods. */
+export class AlmanacMcp extends McpAgent<Env> {
+  server = new Server(SERVER_INFO, { capabilities: SERVER_CAPABILITIES, instructions: SERVER_INSTRUCTIONS });
+
+  async init(): Promise<void> {
+    const methods = almanacMethods(this.env);
+    // The SDK has checked each request against its schema; a thrown McpMethodError keeps its code and data.
+    this.server.setRequestHandler(ListToolsRequestSchema, () => methods["tools/list"]());
+    this.server.setRequestHandler(CallToolRequestSchema, (request) => methods["tools/call"](request.params));
+    this.server.setRequestHandler(ListResourcesRequestSchema, (request) => methods["resources/list"](request.params));
+    this.server.setRequestHandler(ListResourceTemplatesRequestSchema, () => methods["resources/templates/list"]());
+    this.server.setRequestHandler(ReadResourceRequestSchema, (request) => methods["resources/read"](request.params));
+    this.server.setRequestHandler(CompleteRequestSchema, (request) => methods["completion/complete"](request.params));
+  }
+}
+
+const streamableHttp = AlmanacMcp.serve("/mcp", { binding: "MCP_OBJECT" });
+
+/**
+ * Hands a 2025-era request for /mcp to its session's Durable Object
+ * (Streamable HTTP; unknown session ids get 404 as the MCP spec says).
+ */
+export function serveLegacySession(request: Request, env: Env, ctx: ExecutionContext): Promise<Response> {
+  return streamableHttp.fetch(request, env, ctx);
+}

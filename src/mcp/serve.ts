@@ -1,0 +1,18 @@
+// One /mcp URL, both protocol eras (MCP 2026-07-28, "Versioning and
+// Compatibility"): the SDK's own classifier decides which era a request
+// belongs to, so routing can never disagree with the modern handler.
+import { isLegacyRequest } from "@modelcontextprotocol/server";
+import { serveLegacySession } from "./legacy-session.ts";
+import { serveStateless } from "./stateless.ts";
+
+/**
+ * Serves a request for /mcp, after the guards, keys and quota in front of it:
+ * 2025-era traffic (an `initialize`, a request in a session, GET and DELETE)
+ * goes to its session's Durable Object; everything else is 2026-07-28 and is
+ * answered here in the Worker, with no Durable Object on its path.
+ * `parsedBody` is the POSTed JSON when the guards have already parsed it.
+ */
+export async function serveMcp(request: Request, env: Env, ctx: ExecutionContext, parsedBody?: unknown): Promise<Response> {
+  if (await isLegacyRequest(request, parsedBody)) return serveLegacySession(request, env, ctx);
+  return serveStateless(request, env);
+}
