@@ -3,7 +3,7 @@ import { type AlmanacError, HTTP_STATUS } from "../errors.ts";
 /**
  * How a refused HTTP request is answered: `json-rpc` on /mcp (MCP clients
  * read a JSON-RPC error), `google` on every other route (Google's error
- * model; also the format the planned REST facade is to answer in).
+ * model; also the format of the REST facade, src/rest).
  */
 export type RefusalFormat = "json-rpc" | "google";
 
