@@ -6,6 +6,8 @@ import { answerQueryTool } from "../tools/answer-query.ts";
 export interface InspectedBody {
   /** How many `tools/call` requests in it call answer_query. */
   answerQueryCalls: number;
+  /** The ids of those calls, in order (empty when the SDK refuses the request before any tool runs). */
+  answerQueryIds: JsonRpcId[];
   /** The ids of every request in it, in order: a refusal answers each of them. */
   requestIds: JsonRpcId[];
   batch: boolean;
@@ -37,18 +39,18 @@ export function inspectJsonRpcBody(body: string, headers: McpHeaders = {}): Insp
   try {
     parsed = JSON.parse(body);
   } catch {
-    return { answerQueryCalls: 0, requestIds: [], batch: false };
+    return { answerQueryCalls: 0, answerQueryIds: [], requestIds: [], batch: false };
   }
   const batch = Array.isArray(parsed);
   const messages: unknown[] = Array.isArray(parsed) ? parsed : [parsed];
-  let answerQueryCalls = 0;
+  const answerQueryIds: JsonRpcId[] = [];
   const requestIds: JsonRpcId[] = [];
   for (const message of messages) {
     if (!isObject(message) || typeof message.method !== "string") continue;
     const id = message.id;
     if (typeof id !== "string" && typeof id !== "number") continue;
     requestIds.push(id);
-    if (message.method === "tools/call" && isObject(message.params) && message.params.name === answerQueryTool.name) answerQueryCalls += 1;
+    if (message.method === "tools/call" && isObject(message.params) && message.params.name === answerQueryTool.name) answerQueryIds.push(id);
   }
   const outcome = classifyInboundRequest({
     httpMethod: "POST",
@@ -57,8 +59,8 @@ export function inspectJsonRpcBody(body: string, headers: McpHeaders = {}): Insp
     mcpNameHeader: headers.name,
     body: parsed,
   });
-  if (outcome.kind === "reject") answerQueryCalls = 0;
-  return { answerQueryCalls, requestIds, batch, parsed };
+  if (outcome.kind === "reject") answerQueryIds.length = 0;
+  return { answerQueryCalls: answerQueryIds.length, answerQueryIds, requestIds, batch, parsed };
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {
