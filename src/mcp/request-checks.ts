@@ -27,6 +27,19 @@ export const MCP_REQUEST_LIMITS = {
 /** The methods /mcp serves: Streamable HTTP's POST, GET and DELETE, and CORS preflights. */
 const ALLOWED_METHODS = "GET, POST, DELETE, OPTIONS";
 
+/**
+ * What a browser client may send and read (CORS). Both eras' headers: the
+ * 2026-07-28 ones (Mcp-Method, Mcp-Name) and the session's; both ways of
+ * sending a key; the quota's headers, so a page can show the allowance.
+ */
+const PREFLIGHT_HEADERS = {
+  "Access-Control-Allow-Methods": ALLOWED_METHODS,
+  "Access-Control-Allow-Headers":
+    "Content-Type, Accept, Authorization, X-Goog-Api-Key, Mcp-Session-Id, MCP-Protocol-Version, Mcp-Method, Mcp-Name, Last-Event-ID",
+  "Access-Control-Expose-Headers": "Mcp-Session-Id, Retry-After, RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, RateLimit-Policy",
+  "Access-Control-Max-Age": "86400",
+};
+
 /** JSON-RPC 2.0: the message is not a valid request, notification or response. */
 const INVALID_REQUEST = -32600;
 /** JSON-RPC 2.0: the method's params are invalid. */
@@ -36,14 +49,18 @@ const INVALID_PARAMS = -32602;
  * HTTP-level checks, before the body is read: the method, the URL's length,
  * `Upgrade` (/mcp speaks Streamable HTTP, never WebSocket: the agents
  * library's own WebSocket route must not be reachable from outside), and the
- * shape of an Mcp-Session-Id.
+ * shape of an Mcp-Session-Id. A CORS preflight is answered here (204): the
+ * origin guard in front has already decided whether its origin may call.
  *
  * @example app.use("/mcp", originGuard(), checkMcpRequest(), readJsonRpcMessage(), checkJsonRpcMessages());
  */
 export function checkMcpRequest(): MiddlewareHandler<{ Bindings: Env }> {
   return async (c, next) => {
     const method = c.req.method;
-    if (!["GET", "POST", "DELETE", "OPTIONS"].includes(method)) {
+    if (method === "OPTIONS") {
+      return c.body(null, 204, { ...PREFLIGHT_HEADERS, "Access-Control-Allow-Origin": c.req.header("origin") ?? "*", Vary: "Origin" });
+    }
+    if (!["GET", "POST", "DELETE"].includes(method)) {
       const error = new AlmanacError("INVALID_ARGUMENT", `${method} is not served at /mcp; MCP's Streamable HTTP uses POST (messages), GET (a 2025-era session's stream) and DELETE (ending that session)`, undefined, {
         headers: { Allow: ALLOWED_METHODS },
       });
