@@ -13,6 +13,13 @@ export interface InspectedBody {
   batch: boolean;
   /** The body as parsed JSON; absent when it is not JSON. */
   parsed?: unknown;
+  /**
+   * The SDK classifier's verdict on the body: 2025-era traffic, a 2026-07-28
+   * request, or one the 2026-07-28 validation refuses; absent when it is not JSON.
+   */
+  era?: "legacy" | "modern" | "refused";
+  /** For a refused body, the first rung of the SDK's validation ladder it failed ("jsonrpc-shape" comes before any era is known). */
+  refusedAt?: string;
 }
 
 /** The MCP headers of a POST that the 2026-07-28 revision checks against its body. */
@@ -60,7 +67,8 @@ export function inspectJsonRpcBody(body: string, headers: McpHeaders = {}): Insp
     body: parsed,
   });
   if (outcome.kind === "reject") answerQueryIds.length = 0;
-  return { answerQueryCalls: answerQueryIds.length, answerQueryIds, requestIds, batch, parsed };
+  const inspected = { answerQueryCalls: answerQueryIds.length, answerQueryIds, requestIds, batch, parsed };
+  return outcome.kind === "reject" ? { ...inspected, era: "refused", refusedAt: outcome.rung } : { ...inspected, era: outcome.kind };
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {

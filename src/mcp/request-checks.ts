@@ -90,16 +90,21 @@ function isWellFormedSessionId(sessionId: string): boolean {
 }
 
 /**
- * Message-level checks of a POST, after `readJsonRpcMessage` parsed it:
- * every message is JSON-RPC 2.0 with an id MCP allows, a batch is neither
- * empty nor too long, and `tools/call` and `initialize` carry the params
- * they need. A body of responses only is answered 202 here: Almanac never
- * sends requests to clients, so there is nothing waiting for them.
+ * Message-level checks of a 2025-era POST, after `readJsonRpcMessage` parsed
+ * it: every message is JSON-RPC 2.0 with an id MCP allows, a batch is
+ * neither empty nor too long, and `tools/call` and `initialize` carry the
+ * params they need. A body of responses only is answered 202 here: Almanac
+ * never sends requests to clients, so there is nothing waiting for them.
+ * So is a body the SDK refuses as not JSON-RPC at all, before it knows an
+ * era (these checks name the field at fault). Other 2026-07-28 requests are
+ * left to the SDK's own validation ladder, whose answers the revision
+ * prescribes (and which no Durable Object sits behind).
  */
 export function checkJsonRpcMessages(): MiddlewareHandler<{ Bindings: Env }> {
   return async (c, next) => {
     const inspected = c.get("jsonRpcMessage");
-    if (c.req.method !== "POST" || !inspected || !("parsed" in inspected)) return next();
+    const eraUnknown = inspected?.era === "refused" && inspected.refusedAt === "jsonrpc-shape";
+    if (c.req.method !== "POST" || !(inspected?.era === "legacy" || eraUnknown)) return next();
     const problem = messageProblem(inspected.parsed);
     if (problem) {
       const error = new AlmanacError("INVALID_ARGUMENT", problem.message);
