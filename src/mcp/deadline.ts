@@ -17,7 +17,6 @@ export interface WatchedResponse {
   answered: Promise<ReadonlySet<JsonRpcId>>;
 }
 
-const TIMED_OUT = "UNAVAILABLE: the server did not answer this request within 30 s; try again, or use search_documents, which is quicker than answer_query";
 
 /**
  * Serves a POST's requests with a deadline. A JSON response is read in full
@@ -30,17 +29,18 @@ const TIMED_OUT = "UNAVAILABLE: the server did not answer this request within 30
  */
 export async function answerWithin(pending: Promise<Response>, ids: readonly JsonRpcId[], deadlineMs: number = MCP_DEADLINE_MS): Promise<WatchedResponse> {
   const deadline = Date.now() + deadlineMs;
+  const timedOut = () => Response.json(timeoutErrors(ids, deadlineMs), { status: 504 });
   if (ids.length === 0) return { response: await pending, answered: Promise.resolve(new Set()) };
   const response = await beforeDeadline(pending, deadline);
   if (response === null) {
-    return { response: Response.json(timeoutErrors(ids), { status: 504 }), answered: Promise.resolve(new Set()) };
+    return { response: timedOut(), answered: Promise.resolve(new Set()) };
   }
   const type = response.headers.get("content-type") ?? "";
   if (!response.body || response.status >= 400) return { response, answered: Promise.resolve(new Set()) };
-  if (type.includes("text/event-stream")) return watchEventStream(response, ids, deadline);
+  if (type.includes("text/event-stream")) return watchEventStream(response, ids, deadline, deadlineMs);
   if (type.includes("application/json")) {
     const text = await beforeDeadline(response.text(), deadline);
-    if (text === null) return { response: Response.json(timeoutErrors(ids), { status: 504 }), answered: Promise.resolve(new Set()) };
+    if (text === null) return { response: timedOut(), answered: Promise.resolve(new Set()) };
     const answered = new Set<JsonRpcId>();
     recordAnswers(parseMessages(text), new Set(ids), answered);
     return { response: new Response(text, response), answered: Promise.resolve(answered) };
@@ -66,7 +66,7 @@ async function beforeDeadline<T>(pending: Promise<T>, deadline: number): Promise
  * goes. At the deadline, the requests not yet answered get errors and the
  * stream ends; the upstream (the session's Durable Object) is cancelled.
  */
-function watchEventStream(response: Response, ids: readonly JsonRpcId[], deadline: number): WatchedResponse {
+function watchEventStream(response: Response, ids: readonly JsonRpcId[], deadline: number, deadlineMs: number): WatchedResponse {
   const waiting = new Set(ids);
   const answered = new Set<JsonRpcId>();
   let settle: (ids: ReadonlySet<JsonRpcId>) => void = () => {};
@@ -85,7 +85,7 @@ function watchEventStream(response: Response, ids: readonly JsonRpcId[], deadlin
     start(controller) {
       timer = setTimeout(() => {
         if (waiting.size > 0) {
-          controller.enqueue(encoder.encode(timeoutErrors([...waiting]).map((error) => `event: message\ndata: ${JSON.stringify(error)}\n\n`).join("")));
+          controller.enqueue(encoder.encode(timeoutErrors([...waiting], deadlineMs).map((error) => `event: message\ndata: ${JSON.stringify(error)}\n\n`).join("")));
         }
         controller.terminate();
         finish();
@@ -113,8 +113,9 @@ function watchEventStream(response: Response, ids: readonly JsonRpcId[], deadlin
   return { response: new Response(transform.readable, response), answered: settled };
 }
 
-function timeoutErrors(ids: readonly JsonRpcId[]) {
-  return ids.map((id) => ({ jsonrpc: "2.0", id, error: { code: -32603, message: TIMED_OUT, data: { status: "UNAVAILABLE" } } }));
+function timeoutErrors(ids: readonly JsonRpcId[], deadlineMs: number) {
+  const message = `UNAVAILABLE: the server did not answer this request within ${deadlineMs / 1000} s; try again, or use search_documents, which is quicker than answer_query`;
+  return ids.map((id) => ({ jsonrpc: "2.0", id, error: { code: -32603, message, data: { status: "UNAVAILABLE" } } }));
 }
 
 function parseMessages(text: string): unknown[] {
