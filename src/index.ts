@@ -3,29 +3,41 @@ import { authenticateCaller } from "./auth/authenticate.ts";
 import { readOnce } from "./d1/sessions.ts";
 import { countDocuments } from "./documents/store.ts";
 import { errorHandler } from "./http/error-handler.ts";
+import { notFound } from "./http/not-found.ts";
 import { AlmanacMcp } from "./mcp/legacy-session.ts";
 import { readJsonRpcMessage } from "./mcp/json-rpc-message.ts";
 import { originGuard } from "./mcp/origin-guard.ts";
+import { answerWithin } from "./mcp/deadline.ts";
+import { checkJsonRpcMessages, checkMcpRequest } from "./mcp/request-checks.ts";
 import { serveMcp } from "./mcp/serve.ts";
 import { landingPage } from "./landing-page.ts";
 import { serverTiming } from "./observability/server-timing.ts";
 import { mcpAnswerQuota } from "./quota/answer-quota.ts";
 import { QuotaCounter } from "./quota/quota-counter.ts";
+import { restApi } from "./rest/routes.ts";
 import { enabledTools } from "./tools/index.ts";
 
 export { AlmanacMcp, QuotaCounter };
 
 const app = new Hono<{ Bindings: Env }>();
 app.onError(errorHandler);
+app.notFound(notFound);
 app.use(serverTiming());
 
 app.get("/healthz", async (c) => c.json({ status: "ok", documents: await readOnce(c.env.DB, countDocuments) }));
 app.get("/", async (c) =>
   c.html(landingPage(new URL(c.req.url).origin, await readOnce(c.env.DB, countDocuments), enabledTools(c.env.ENABLED_TOOLS))),
 );
-app.use("/mcp", originGuard(), readJsonRpcMessage());
+app.use("/mcp", originGuard(), checkMcpRequest(), readJsonRpcMessage(), checkJsonRpcMessages());
 app.use("/mcp", authenticateCaller(), mcpAnswerQuota());
-// hono types its execution context more narrowly than workers-types; at run time it is the Worker's own.
-app.all("/mcp", (c) => serveMcp(c.req.raw, c.env, c.executionCtx as ExecutionContext, c.get("jsonRpcMessage")?.parsed));
+app.all("/mcp", async (c) => {
+  const message = c.get("jsonRpcMessage");
+  // hono types its execution context more narrowly than workers-types; at run time it is the Worker's own.
+  const served = serveMcp(c.req.raw, c.env, c.executionCtx as ExecutionContext, message?.parsed);
+  const { response, answered } = await answerWithin(served, message?.requestIds ?? []);
+  c.set("mcpAnswered", answered);
+  return response;
+});
+app.route("/", restApi());
 
 export default app;

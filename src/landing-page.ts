@@ -26,6 +26,11 @@ export function landingPage(origin: string, documentCount: number, tools: readon
     <p>MCP endpoint (Streamable HTTP): <code>${endpoint}</code></p>
     <pre>${config}</pre>
     <p>Claude Code: <code>claude mcp add --transport http almanac ${endpoint}</code></p>
+    <h2>REST API</h2>
+    <p>Google's Developer Knowledge API v1 at <code>${origin}/v1/</code>: <code>documents:searchDocumentChunks</code>,
+      <code>documents/{name}</code>, <code>documents:batchGet</code> and <code>POST /v1:answerQuery</code>.
+      Google's client works with <code>rootUrl: "${origin}/"</code>.</p>
+    <p class="rest-example"><code>curl '${origin}/v1/documents:searchDocumentChunks?query=getting+started'</code></p>
     <h2>Tools</h2>
     <ul>
       ${tools.map((tool) => html`<li><code>${tool.name}</code>: ${tool.title}</li>`)}

@@ -38,11 +38,13 @@ const HOW_TO_SEND = "send an API key as X-Goog-Api-Key: <key>, Authorization: Be
  */
 export function presentedApiKey(request: Request): PresentedKey | null {
   const authorization = request.headers.get("authorization");
-  const bearer = authorization?.match(/^\s*bearer\s+(.*)$/i);
+  // HTTP drops trailing spaces, so "Bearer " arrives as "Bearer": a bearer scheme with an empty token.
+  const bearer = authorization?.match(/^\s*bearer(?:\s+(.*))?$/i);
   const candidates: [KeySource, string | null | undefined][] = [
     ["X-Goog-Api-Key", request.headers.get("x-goog-api-key")],
     ["Authorization: Bearer", bearer ? (bearer[1] ?? "") : null],
-    ["?key=", new URL(request.url).searchParams.get("key")],
+    // Every ?key= counts: ?key=A&key=B must not quietly use A.
+    ...new URL(request.url).searchParams.getAll("key").map((key): [KeySource, string] => ["?key=", key]),
   ];
   const presented: PresentedKey[] = [];
   for (const [source, value] of candidates) {

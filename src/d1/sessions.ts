@@ -54,3 +54,13 @@ export class ReadConsistency {
 export function readOnce<T>(db: D1Database, work: (reader: D1Reader) => Promise<T>): Promise<T> {
   return new ReadConsistency().read(db, work);
 }
+
+/**
+ * A fresh read session of `db` for one request whose reads are written in
+ * sequence (a REST handler): the nearest replica, sequentially consistent.
+ *
+ * @example const hits = await searchDocuments(readSession(c.env.DB), request);
+ */
+export function readSession(db: D1Database): D1Reader {
+  return db.withSession("first-unconstrained");
+}

@@ -308,5 +308,11 @@ function toIsoTimestamp(s: string): string | null {
   date.setUTCFullYear(year, month - 1, day); // unlike Date.UTC, keeps years 0–99 as written
   date.setUTCHours(hour, minute, second, millis);
   const sign = m[8] === "-" ? -1 : 1;
-  return new Date(date.getTime() - sign * (offsetHours * 60 + offsetMinutes) * 60_000).toISOString();
+  const utc = new Date(date.getTime() - sign * (offsetHours * 60 + offsetMinutes) * 60_000);
+  // An offset can push a time written in year 9999 (or 0000) past the four-digit years, where
+  // toISOString writes "+010000-…" or "-000001-…", which sort wrongly as text. Every stored time
+  // lies inside those years, so the nearest edge compares the same way.
+  if (utc.getUTCFullYear() > 9999) return "9999-12-31T23:59:59.999Z";
+  if (utc.getUTCFullYear() < 0) return "0000-01-01T00:00:00.000Z";
+  return utc.toISOString();
 }

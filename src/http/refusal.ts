@@ -3,7 +3,7 @@ import { type AlmanacError, HTTP_STATUS } from "../errors.ts";
 /**
  * How a refused HTTP request is answered: `json-rpc` on /mcp (MCP clients
  * read a JSON-RPC error), `google` on every other route (Google's error
- * model; also the format the planned REST facade is to answer in).
+ * model; also the format of the REST facade, src/rest).
  */
 export type RefusalFormat = "json-rpc" | "google";
 
@@ -17,10 +17,17 @@ export interface RefusalOptions {
   /** Whether the refused message was a batch, which JSON-RPC answers with an array. */
   batch?: boolean;
   /**
-   * The HTTP status, where HTTP has a more precise one than google.rpc.Code
-   * (413 for a body over the size limit, which Google calls INVALID_ARGUMENT).
+   * The HTTP status, where HTTP has a more precise one than google.rpc.Code:
+   * 413 for a body over the size limit (which Google calls INVALID_ARGUMENT),
+   * 405 for a method a path does not serve (on /v1, status UNIMPLEMENTED, as
+   * grpc-gateway answers it), 414 for a URL over its limit.
    */
-  httpStatus?: 413;
+  httpStatus?: 405 | 413 | 414;
+  /**
+   * The JSON-RPC error code, where JSON-RPC has a precise one (-32600 for a
+   * message that is not valid JSON-RPC, -32602 for bad params); otherwise -32000.
+   */
+  jsonRpcCode?: number;
 }
 
 /**
@@ -55,7 +62,7 @@ function jsonRpcErrors(error: AlmanacError, options: RefusalOptions) {
   const errors = ids.map((id) => ({
     jsonrpc: "2.0" as const,
     id,
-    error: { code: SERVER_ERROR, message: error.toText(), data: { status: error.status, ...error.data } },
+    error: { code: options.jsonRpcCode ?? SERVER_ERROR, message: error.toText(), data: { status: error.status, ...error.data } },
   }));
   return options.batch ? errors : errors[0];
 }

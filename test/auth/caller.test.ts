@@ -27,6 +27,14 @@ describe("presentedApiKey", () => {
     );
     expect(() => presentedApiKey(request({ query: "?key=" }))).toThrow(/the API key in \?key= is empty/);
   });
+
+  it("refuses an empty bearer token and two different ?key= values (hardening rows 14)", () => {
+    for (const authorization of ["Bearer", "Bearer ", "bearer   "]) {
+      expect(() => presentedApiKey(request({ headers: { Authorization: authorization } }))).toThrow(/the API key in Authorization: Bearer is empty/);
+    }
+    expect(() => presentedApiKey(request({ query: "?key=alm_a&key=alm_b" }))).toThrow("two different API keys were sent, in ?key= and ?key=; send one");
+    expect(presentedApiKey(request({ query: "?key=alm_a&key=alm_a" }))?.key).toBe("alm_a");
+  });
 });
 
 describe("identifyCaller", () => {

@@ -66,6 +66,9 @@ describe("compileFilter: timestamps", () => {
     ["2026-06-15t12:34:56z", "2026-06-15T12:34:56.000Z"],
     ["2024-02-29T00:00:00Z", "2024-02-29T00:00:00.000Z"],
     ["0099-01-01T00:00:00Z", "0099-01-01T00:00:00.000Z"],
+    // An offset past the last (or first) four-digit year compares as that edge: "+010000-…" would sort before 2026.
+    ["9999-12-31T23:59:59-23:59", "9999-12-31T23:59:59.999Z"],
+    ["0000-01-01T00:00:00+00:01", "0000-01-01T00:00:00.000Z"],
   ])("normalises %s to %s", (input, stored) => {
     expect(compileFilter(`update_time >= "${input}"`)?.params).toEqual([stored]);
   });

@@ -3,10 +3,27 @@ import { startServer, type RunningServer } from "./harness.ts";
 
 let server: RunningServer | undefined;
 
+/**
+ * Anonymous answers allowed on the shared server. Every e2e request comes from
+ * 127.0.0.1, so all files share one anonymous allowance: at the default 3 a
+ * minute, anonymous answer_query calls in one file (the hostile fuzzing, say)
+ * made another file's fail with 429 depending on the clock. The limits
+ * themselves are tested on a server of their own (quota.e2e.test.ts).
+ */
+const SHARED_PUBLIC_ANSWERS = "1000";
+
 /** One server for every e2e file, with the conformance suite's test tool enabled. */
 export async function setup(project: TestProject): Promise<void> {
-  server = await startServer(["--var", "CONFORMANCE_TOOL:on"]);
+  server = await startServer([
+    "--var",
+    "CONFORMANCE_TOOL:on",
+    "--var",
+    `QUOTA_PUBLIC_ANSWER_PER_MINUTE:${SHARED_PUBLIC_ANSWERS}`,
+    "--var",
+    `QUOTA_PUBLIC_ANSWER_PER_DAY:${SHARED_PUBLIC_ANSWERS}`,
+  ]);
   project.provide("serverUrl", server.url);
+  project.provide("stateDir", server.stateDir);
 }
 
 export async function teardown(): Promise<void> {
@@ -16,5 +33,7 @@ export async function teardown(): Promise<void> {
 declare module "vitest" {
   export interface ProvidedContext {
     serverUrl: string;
+    /** The server's local state folder, for `npm run keys -- … --persist-to` while it runs. */
+    stateDir: string;
   }
 }
