@@ -75,12 +75,11 @@ export function weighTerms(words: readonly string[], identifiers: readonly strin
  * Porter stems of the words of a text, memoised per call site through
  * `cache`, and its identifiers whole (`get_documents`, as queryTerms keeps them).
  */
-export function stemsOf(text: string, cache: Map<string, string>, only?: StemPrefixes): Set<string> {
+export function stemsOf(text: string, cache: Map<string, string>): Set<string> {
   const stems = new Set<string>();
   const lower = text.toLowerCase();
   for (const identifier of lower.match(IDENTIFIER) ?? []) stems.add(identifier);
   for (const word of lower.match(/[\p{L}\p{N}]+/gu) ?? []) {
-    if (only && !only.has(prefixOf(word))) continue;
     let wordStem = cache.get(word);
     if (wordStem === undefined) {
       wordStem = stem(word);
@@ -91,22 +90,64 @@ export function stemsOf(text: string, cache: Map<string, string>, only?: StemPre
   return stems;
 }
 
-/** The first two letters of the stems that matter (stemPrefixes), for skipping every other word unstemmed. */
-export type StemPrefixes = ReadonlySet<string>;
-
-/**
- * A word's first two letters as its stem begins: Porter stemming only
- * changes a word's end, so a word whose first two letters (diacritics
- * folded, as stem() folds them) begin no wanted stem cannot stem to one.
- */
-function prefixOf(word: string): string {
-  const head = word.slice(0, 3);
-  return (/^[\x00-\x7f]*$/.test(head) ? head : head.normalize("NFD").replace(/\p{M}/gu, "")).slice(0, 2);
+/** How to find a query's stems and identifiers in a text without stemming all of it (stemFinder). */
+export interface StemFinder {
+  /** Words that begin as one of the query's stems begins; null when the query has no single words. */
+  words: RegExp | null;
+  identifiers: readonly string[];
 }
 
-/** The prefixes of the stems a query is weighed by: covering them is all the ranking asks of a chunk. */
-export function stemPrefixes(terms: readonly WeightedTerm[]): StemPrefixes {
-  return new Set(terms.map((term) => term.stem.slice(0, 2)));
+/**
+ * What coverage asks of a chunk is only which of the query's stems and
+ * identifiers it has. Porter stemming changes only a word's end, so a word
+ * whose first two letters begin none of the query's stems cannot stem to
+ * one: the finder's pattern matches just the other words, and identifiers
+ * are looked for whole. Stemming every word of 200 chunks, and scanning
+ * them for identifiers with a Unicode pattern, cost more than the search.
+ */
+export function stemFinder(terms: readonly WeightedTerm[]): StemFinder {
+  const isIdentifier = (term: WeightedTerm) => /[_.-]/.test(term.stem);
+  const prefixes = [...new Set(terms.filter((term) => !isIdentifier(term)).map((term) => term.stem.slice(0, 2)))];
+  const escaped = prefixes.map((prefix) => prefix.replace(/[\\^$.*+?()[\]{}|]/g, "\\$&"));
+  return {
+    words: escaped.length > 0 ? new RegExp(`(?<![\\p{L}\\p{N}])(?:${escaped.join("|")})[\\p{L}\\p{N}]*`, "gu") : null,
+    identifiers: terms.filter(isIdentifier).map((term) => term.stem),
+  };
+}
+
+const TERM_CHARACTER = /[\p{L}\p{N}]/u;
+
+/** Whether `lower` has `identifier` as a whole term (not inside a longer identifier), as the IDENTIFIER pattern would find it. */
+function hasIdentifier(lower: string, identifier: string): boolean {
+  const continues = (char: string | undefined, beyond: string | undefined) =>
+    char !== undefined && (TERM_CHARACTER.test(char) || (/[_.-]/.test(char) && beyond !== undefined && TERM_CHARACTER.test(beyond)));
+  for (let at = lower.indexOf(identifier); at >= 0; at = lower.indexOf(identifier, at + 1)) {
+    const end = at + identifier.length;
+    if (!continues(lower[at - 1], lower[at - 2]) && !continues(lower[end], lower[end + 1])) return true;
+  }
+  return false;
+}
+
+/**
+ * The query's stems and identifiers that `text` contains (a subset of what
+ * stemsOf would give, and the same for coverage), memoised through `cache`.
+ */
+export function queryStemsIn(text: string, finder: StemFinder, cache: Map<string, string>): Set<string> {
+  const found = new Set<string>();
+  const lower = text.toLowerCase();
+  for (const identifier of finder.identifiers) if (hasIdentifier(lower, identifier)) found.add(identifier);
+  if (!finder.words) return found;
+  // stem() folds diacritics, so a word written "éxito" begins as its stem "exito" does only once folded too.
+  const words = /[^\x00-\x7f]/.test(lower) ? lower.normalize("NFD").replace(/\p{M}/gu, "") : lower;
+  for (const [word] of words.matchAll(finder.words)) {
+    let wordStem = cache.get(word);
+    if (wordStem === undefined) {
+      wordStem = stem(word);
+      cache.set(word, wordStem);
+    }
+    found.add(wordStem);
+  }
+  return found;
 }
 
 /** Share of the query's weight that a set of stems covers, 0–1. */
@@ -136,11 +177,10 @@ export interface RankedCandidate extends Candidate {
 export function rankCandidates(candidates: readonly Candidate[], terms: readonly WeightedTerm[], namedSites: ReadonlySet<string>): RankedCandidate[] {
   if (candidates.length === 0) return [];
   const cache = new Map<string, string>();
-  // Coverage only asks which of the query's stems a chunk has: words that cannot stem to one are not stemmed (most of 200 chunks' text).
-  const only = stemPrefixes(terms);
+  const finder = stemFinder(terms);
   const best = Math.max(...candidates.map((candidate) => candidate.bm25)) || 1;
   const scored = candidates.map((candidate) => {
-    const stems = stemsOf(`${candidate.document.title}\n${candidate.content}`, cache, only);
+    const stems = queryStemsIn(`${candidate.document.title}\n${candidate.content}`, finder, cache);
     const coverage = coverageOf(stems, terms);
     const site = namedSites.has(candidate.document.dataSource) ? RANKING.namedSite : 1;
     return { ...candidate, coverage, score: (candidate.bm25 / best) * coverage ** RANKING.coverage * site };
