@@ -71,6 +71,7 @@ export function chosenMatch(
   const rows = terms.flatMap((term, position) =>
     term.stems.flatMap((stem) => (stemParam.has(stem) ? [`(?${position + 1}, ${stemParam.get(stem)}, ${position})`] : [])),
   );
+  // Only this code's own numbers (positions, the budget) are written into the SQL; every word of the query is bound.
   const limit = Math.floor(budget);
   const several = terms.length > 1;
   return {
