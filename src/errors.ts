@@ -10,10 +10,11 @@ export type AlmanacStatus =
   | "RESOURCE_EXHAUSTED"
   | "FAILED_PRECONDITION"
   | "UNAVAILABLE"
+  | "UNIMPLEMENTED"
   | "INTERNAL";
 
 /** HTTP status for each Almanac status, as Google's REST APIs map them. */
-export const HTTP_STATUS: Record<AlmanacStatus, 400 | 401 | 403 | 404 | 429 | 500 | 503> = {
+export const HTTP_STATUS: Record<AlmanacStatus, 400 | 401 | 403 | 404 | 429 | 500 | 501 | 503> = {
   INVALID_ARGUMENT: 400,
   FAILED_PRECONDITION: 400,
   UNAUTHENTICATED: 401,
@@ -21,6 +22,7 @@ export const HTTP_STATUS: Record<AlmanacStatus, 400 | 401 | 403 | 404 | 429 | 50
   NOT_FOUND: 404,
   RESOURCE_EXHAUSTED: 429,
   INTERNAL: 500,
+  UNIMPLEMENTED: 501,
   UNAVAILABLE: 503,
 };
 

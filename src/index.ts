@@ -2,6 +2,7 @@ import { Hono } from "hono";
 import { authenticateCaller } from "./auth/authenticate.ts";
 import { countDocuments } from "./documents/store.ts";
 import { errorHandler } from "./http/error-handler.ts";
+import { notFound } from "./http/not-found.ts";
 import { AlmanacMcp } from "./mcp/legacy-session.ts";
 import { readJsonRpcMessage } from "./mcp/json-rpc-message.ts";
 import { originGuard } from "./mcp/origin-guard.ts";
@@ -9,12 +10,14 @@ import { serveMcp } from "./mcp/serve.ts";
 import { landingPage } from "./landing-page.ts";
 import { mcpAnswerQuota } from "./quota/answer-quota.ts";
 import { QuotaCounter } from "./quota/quota-counter.ts";
+import { restApi } from "./rest/routes.ts";
 import { enabledTools } from "./tools/index.ts";
 
 export { AlmanacMcp, QuotaCounter };
 
 const app = new Hono<{ Bindings: Env }>();
 app.onError(errorHandler);
+app.notFound(notFound);
 
 app.get("/healthz", async (c) => c.json({ status: "ok", documents: await countDocuments(c.env.DB) }));
 app.get("/", async (c) =>
@@ -24,5 +27,6 @@ app.use("/mcp", originGuard(), readJsonRpcMessage());
 app.use("/mcp", authenticateCaller(), mcpAnswerQuota());
 // hono types its execution context more narrowly than workers-types; at run time it is the Worker's own.
 app.all("/mcp", (c) => serveMcp(c.req.raw, c.env, c.executionCtx as ExecutionContext, c.get("jsonRpcMessage")?.parsed));
+app.route("/", restApi());
 
 export default app;

@@ -1,6 +1,7 @@
 import { compileFilter } from "./filter.ts";
 import type { RankedCandidate, WeightedTerm } from "./rank.ts";
-import { retrieveChunks } from "./retrieve.ts";
+import { retrieveChunks, toChunkHit } from "./retrieve.ts";
+import type { ChunkHit } from "./store.ts";
 import { sentencesOf, type Sentence } from "./sentences.ts";
 
 /** A grounded answer in the shape of Google's AnswerQueryResponse. */
@@ -75,8 +76,19 @@ function shapeOf(query: string): QuestionShape {
  * cannot invent anything.
  */
 export async function answerQuery(db: D1Database, request: { query: string; filter?: string }): Promise<Answer> {
+  return (await answerWithSources(db, request)).answer;
+}
+
+/** An answer and, per reference (in the same order), the chunk its first cited sentence comes from. */
+export interface SourcedAnswer {
+  answer: Answer;
+  sources: ChunkHit[];
+}
+
+/** `answerQuery` with the chunk that grounds each reference (the REST API returns it as the reference's document chunk). */
+export async function answerWithSources(db: D1Database, request: { query: string; filter?: string }): Promise<SourcedAnswer> {
   const filter = compileFilter(request.filter);
-  const noAnswer: Answer = { answerText: NO_GROUNDED_ANSWER, references: [], citations: [] };
+  const noAnswer: SourcedAnswer = { answer: { answerText: NO_GROUNDED_ANSWER, references: [], citations: [] }, sources: [] };
   const { ranked, terms } = await retrieveChunks(db, request.query, { source: request.filter, compiled: filter });
   const hits = ranked.slice(0, CANDIDATE_CHUNKS);
   if (!hits.slice(0, GATE_CHUNKS).some((hit) => hit.coverage >= ANSWERABLE_COVERAGE)) return noAnswer;
@@ -85,7 +97,11 @@ export async function answerQuery(db: D1Database, request: { query: string; filt
   const sentences = hits.flatMap((hit) => sentencesOf(hit, { procedural: shape.procedural }, cache));
   scoreSentences(sentences, terms, hits);
   const chosen = chooseSentences(sentences, shape, hits);
-  return chosen.length === 0 ? noAnswer : composeAnswer(chosen);
+  if (chosen.length === 0) return noAnswer;
+  const answer = composeAnswer(chosen);
+  // Every reference is the page of a chosen sentence, so the look-up always finds one.
+  const sources = answer.references.map((parent) => toChunkHit((chosen.find((sentence) => sentence.hit.parent === parent) as Sentence).hit));
+  return { answer, sources };
 }
 
 /**

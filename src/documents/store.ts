@@ -125,6 +125,25 @@ export async function documentNamesWithPrefix(db: D1Database, prefix: string, li
 }
 
 /**
+ * The size of each named page's content in UTF-8 bytes, keyed by name
+ * (missing names are absent), without reading the content itself.
+ */
+export async function findContentLengths(db: D1Database, names: readonly string[]): Promise<Map<string, number>> {
+  const lengths = new Map<string, number>();
+  const unique = [...new Set(names)];
+  for (let i = 0; i < unique.length; i += MAX_BOUND_PARAMETERS) {
+    const batch = unique.slice(i, i + MAX_BOUND_PARAMETERS);
+    const placeholders = batch.map((_, j) => `?${j + 1}`).join(", ");
+    const { results } = await db
+      .prepare(`SELECT name, content_length_bytes FROM documents WHERE name IN (${placeholders})`)
+      .bind(...batch)
+      .all<Pick<DocumentRow, "name" | "content_length_bytes">>();
+    for (const row of results) lengths.set(row.name, row.content_length_bytes);
+  }
+  return lengths;
+}
+
+/**
  * How many best-BM25 chunks are re-ranked. The re-ranking reads their text,
  * so its cost is bounded by this, not by the corpus size; it is also as deep
  * as paging goes (search.ts MAX_OFFSET).

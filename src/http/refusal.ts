@@ -17,10 +17,11 @@ export interface RefusalOptions {
   /** Whether the refused message was a batch, which JSON-RPC answers with an array. */
   batch?: boolean;
   /**
-   * The HTTP status, where HTTP has a more precise one than google.rpc.Code
-   * (413 for a body over the size limit, which Google calls INVALID_ARGUMENT).
+   * The HTTP status, where HTTP has a more precise one than google.rpc.Code:
+   * 413 for a body over the size limit (which Google calls INVALID_ARGUMENT),
+   * 405 for a method a path does not serve (UNIMPLEMENTED, as grpc-gateway answers it).
    */
-  httpStatus?: 413;
+  httpStatus?: 405 | 413;
 }
 
 /**

@@ -7,6 +7,7 @@ let server: RunningServer | undefined;
 export async function setup(project: TestProject): Promise<void> {
   server = await startServer(["--var", "CONFORMANCE_TOOL:on"]);
   project.provide("serverUrl", server.url);
+  project.provide("stateDir", server.stateDir);
 }
 
 export async function teardown(): Promise<void> {
@@ -16,5 +17,7 @@ export async function teardown(): Promise<void> {
 declare module "vitest" {
   export interface ProvidedContext {
     serverUrl: string;
+    /** The server's local state folder, for `npm run keys -- … --persist-to` while it runs. */
+    stateDir: string;
   }
 }

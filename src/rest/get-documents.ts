@@ -1,0 +1,56 @@
+// GET /v1/{name=documents/**} and GET /v1/documents:batchGet: whole pages,
+// from the same store and with the same all-or-nothing NOT_FOUND as get_documents.
+import type { Context } from "hono";
+import { getDocuments, MAX_NAMES_PER_GET } from "../documents/get.ts";
+import { documentNameProblem } from "../documents/names.ts";
+import type { StoredDocument } from "../documents/store.ts";
+import { AlmanacError } from "../errors.ts";
+import { optionalValue, readParameters, type RestMethod } from "./parameters.ts";
+import { DEFAULT_GET_VIEW, documentMessage, documentView } from "./resources.ts";
+import { respond } from "./respond.ts";
+
+export const GET_DOCUMENT: RestMethod = { id: "developerknowledge.documents.get", parameters: ["view"] };
+
+export const BATCH_GET_DOCUMENTS: RestMethod = {
+  id: "developerknowledge.documents.batchGet",
+  parameters: ["names", "view"],
+  repeated: ["names"],
+};
+
+/** The path after /v1/ is the name, percent-decoded once (Google's client encodes each segment). */
+function nameFromPath(url: URL): string {
+  const encoded = url.pathname.slice("/v1/".length);
+  try {
+    return decodeURIComponent(encoded);
+  } catch {
+    throw new AlmanacError("INVALID_ARGUMENT", `the document name in the path "${encoded.slice(0, 80)}" is not valid percent-encoding`);
+  }
+}
+
+/** One page, in the view asked for (CONTENT by default). */
+export async function getDocument(c: Context<{ Bindings: Env }>): Promise<Response> {
+  const url = new URL(c.req.url);
+  const { parameters, system } = readParameters(url, GET_DOCUMENT);
+  const view = documentView(optionalValue(parameters, "view"), DEFAULT_GET_VIEW);
+  const name = nameFromPath(url);
+  const problem = documentNameProblem(name);
+  if (problem) throw new AlmanacError("INVALID_ARGUMENT", `name "${name.slice(0, 80)}" ${problem}`);
+  // getDocuments answers one page per name, or throws.
+  const [document] = (await getDocuments(c.env.DB, [name])) as [StoredDocument];
+  return respond(c, system, documentMessage(document, view));
+}
+
+/** 1–20 pages in the order named, repeats included; any unknown name fails the call, naming every missing one. */
+export async function batchGetDocuments(c: Context<{ Bindings: Env }>): Promise<Response> {
+  const { parameters, system } = readParameters(new URL(c.req.url), BATCH_GET_DOCUMENTS);
+  const view = documentView(optionalValue(parameters, "view"), DEFAULT_GET_VIEW);
+  const names = parameters.get("names") ?? [];
+  if (names.length === 0) {
+    throw new AlmanacError("INVALID_ARGUMENT", "names is required: give 1–20 document names as names=documents/…&names=documents/… (the parent of a search result)");
+  }
+  if (names.length > MAX_NAMES_PER_GET) {
+    throw new AlmanacError("INVALID_ARGUMENT", `names lists ${names.length} documents; at most ${MAX_NAMES_PER_GET} per call, so split the request`);
+  }
+  const documents = await getDocuments(c.env.DB, names);
+  return respond(c, system, { documents: documents.map((document) => documentMessage(document, view)) });
+}

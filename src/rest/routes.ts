@@ -1,0 +1,36 @@
+// The REST facade: Google's Developer Knowledge API v1, served from the same
+// domain functions as the MCP tools (SPEC 5).
+import { Hono } from "hono";
+import { authenticateCaller } from "../auth/authenticate.ts";
+import { restAnswerQuota } from "../quota/answer-quota.ts";
+import { answerQuery, answerQueryBodyLimit, readAnswerQueryRequest } from "./answer-query.ts";
+import { batchGetDocuments, getDocument } from "./get-documents.ts";
+import { methodNotAllowed, requireTool, restCaching, restCors, restEtag, restNotFound } from "./http-policy.ts";
+import { searchDocumentChunks } from "./search-document-chunks.ts";
+
+/**
+ * The /v1 routes, to mount at the root: the methods live at
+ * `/v1/documents…` and at `/v1:answerQuery` (Google's custom-method colon,
+ * which hono takes literally inside a segment). Every request passes the
+ * browser rules, the caching rules and the caller check; only answerQuery is
+ * charged to the quota, after its body has been checked.
+ *
+ * @example app.route("/", restApi());
+ */
+export function restApi(): Hono<{ Bindings: Env }> {
+  const rest = new Hono<{ Bindings: Env }>();
+  for (const path of ["/v1/*", "/v1:*"]) rest.use(path, restCors(), restCaching(), restEtag(), authenticateCaller());
+
+  rest.get("/v1/documents:searchDocumentChunks", requireTool("search_documents"), searchDocumentChunks);
+  rest.all("/v1/documents:searchDocumentChunks", methodNotAllowed("GET"));
+  rest.get("/v1/documents:batchGet", requireTool("get_documents"), batchGetDocuments);
+  rest.all("/v1/documents:batchGet", methodNotAllowed("GET"));
+  rest.get("/v1/documents/*", requireTool("get_documents"), getDocument);
+  rest.all("/v1/documents/*", methodNotAllowed("GET"));
+  rest.post("/v1:answerQuery", requireTool("answer_query"), answerQueryBodyLimit(), readAnswerQueryRequest(), restAnswerQuota(), answerQuery);
+  rest.all("/v1:answerQuery", methodNotAllowed("POST"));
+
+  rest.all("/v1/*", restNotFound);
+  rest.all("/v1:*", restNotFound);
+  return rest;
+}

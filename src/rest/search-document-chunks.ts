@@ -1,0 +1,44 @@
+// GET /v1/documents:searchDocumentChunks: search_documents for Google's client.
+import type { Context } from "hono";
+import { resultBudget } from "../config.ts";
+import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, searchDocuments } from "../documents/search.ts";
+import { findContentLengths } from "../documents/store.ts";
+import { AlmanacError } from "../errors.ts";
+import { filterField, queryField } from "../tools/document-fields.ts";
+import { int32Value, optionalValue, readParameters, requiredValue, type RestMethod } from "./parameters.ts";
+import { searchResponse } from "./resources.ts";
+import { respond } from "./respond.ts";
+
+export const SEARCH_DOCUMENT_CHUNKS: RestMethod = {
+  id: "developerknowledge.documents.searchDocumentChunks",
+  parameters: ["query", "pageSize", "pageToken", "filter"],
+};
+
+/**
+ * Google's pageSize: unset or 0 means the default (5), a negative size is
+ * refused, and one above the maximum is coerced to it ("values above 100
+ * will be coerced to 100"), here MCP's maximum of 20, so both doors page alike.
+ */
+function pageSizeOf(size: number | undefined): number {
+  if (size === undefined || size === 0) return DEFAULT_PAGE_SIZE;
+  if (size < 0) throw new AlmanacError("INVALID_ARGUMENT", `pageSize must not be negative (got ${size}); omit it for ${DEFAULT_PAGE_SIZE} results`);
+  return Math.min(size, MAX_PAGE_SIZE);
+}
+
+/**
+ * The chunks search_documents finds, with the same ranking, page tokens and
+ * result budget, each with its page's metadata in the BASIC view.
+ */
+export async function searchDocumentChunks(c: Context<{ Bindings: Env }>): Promise<Response> {
+  const { parameters, system } = readParameters(new URL(c.req.url), SEARCH_DOCUMENT_CHUNKS);
+  const result = await searchDocuments(c.env.DB, {
+    query: requiredValue(parameters, "query", queryField, 'ask a question or give keywords, e.g. query=connect+Claude+Code'),
+    pageSize: pageSizeOf(int32Value(parameters, "pageSize")),
+    // proto3: an empty string is an unset field.
+    pageToken: optionalValue(parameters, "pageToken") || undefined,
+    filter: optionalValue(parameters, "filter", filterField) || undefined,
+    budgetChars: resultBudget(c.env),
+  });
+  const contentLengths = await findContentLengths(c.env.DB, result.results.map((hit) => hit.parent));
+  return respond(c, system, searchResponse(result, contentLengths));
+}
