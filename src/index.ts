@@ -7,11 +7,10 @@ import { AlmanacMcp } from "./mcp/legacy-session.ts";
 import { readJsonRpcMessage } from "./mcp/json-rpc-message.ts";
 import { originGuard } from "./mcp/origin-guard.ts";
 import { serveMcp } from "./mcp/serve.ts";
-import { landingPage } from "./landing-page.ts";
 import { mcpAnswerQuota } from "./quota/answer-quota.ts";
 import { QuotaCounter } from "./quota/quota-counter.ts";
 import { restApi } from "./rest/routes.ts";
-import { enabledTools } from "./tools/index.ts";
+import { landingSite } from "./web/routes.tsx";
 
 export { AlmanacMcp, QuotaCounter };
 
@@ -20,13 +19,12 @@ app.onError(errorHandler);
 app.notFound(notFound);
 
 app.get("/healthz", async (c) => c.json({ status: "ok", documents: await countDocuments(c.env.DB) }));
-app.get("/", async (c) =>
-  c.html(landingPage(new URL(c.req.url).origin, await countDocuments(c.env.DB), enabledTools(c.env.ENABLED_TOOLS))),
-);
 app.use("/mcp", originGuard(), readJsonRpcMessage());
 app.use("/mcp", authenticateCaller(), mcpAnswerQuota());
 // hono types its execution context more narrowly than workers-types; at run time it is the Worker's own.
 app.all("/mcp", (c) => serveMcp(c.req.raw, c.env, c.executionCtx as ExecutionContext, c.get("jsonRpcMessage")?.parsed));
 app.route("/", restApi());
+// The landing page and its "Try it" panels; restBasePath is where the REST facade above is mounted.
+app.route("/", landingSite({ mcpPath: "/mcp", restBasePath: "/v1" }));
 
 export default app;
