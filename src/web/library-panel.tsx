@@ -173,7 +173,7 @@ const ParamField: FC<{ param: ParamDeclaration; value: string; errors: string[] 
   const name = `${PARAM_FIELD_PREFIX}${param.name}`;
   const describedBy = [`${id}-hint`, ...(errors.length > 0 ? [`${id}-error`] : [])].join(" ");
   const hint = [
-    param.description,
+    /[.!?]$/.test(param.description) ? param.description : `${param.description}.`,
     param.required && param.default === undefined ? "Required." : `Optional${param.default !== undefined ? `; default ${String(param.default)}` : ""}.`,
     `Type ${param.type}${param.pattern ? `, matching ${param.pattern}` : ""}.`,
   ].join(" ");

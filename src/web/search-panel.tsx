@@ -87,7 +87,7 @@ const SearchHit: FC<{ hit: ChunkHit; query: string }> = ({ hit, query }) => {
         )}
         <p class="snippet">{highlightedSnippet(hit.content, query).map((part) => (part.hit ? <mark>{part.text}</mark> : part.text))}</p>
         <p class="meta">
-          <a href={link}>{link}</a> · {hit.document.dataSource} · updated {readableTime(hit.document.updateTime)}
+          {hit.document.dataSource} · updated {readableTime(hit.document.updateTime)} · <code class="parent">{hit.parent}</code>
         </p>
       </article>
     </li>

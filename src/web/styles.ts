@@ -12,7 +12,7 @@ a{color:var(--link)}
 :focus-visible{outline:3px solid var(--focus);outline-offset:2px}
 header,main,footer{max-width:64rem;margin:0 auto;padding:0 1rem}
 header{padding-top:1.5rem}
-h1{margin:0;font-size:2rem}h2{margin:2.5rem 0 .75rem;font-size:1.5rem}h3{margin:0 0 .5rem;font-size:1.15rem}h4{margin:0;font-size:1rem}
+h1{margin:0;font-size:2rem}h2{margin:2.5rem 0 .75rem;font-size:1.5rem}h3{margin:0 0 .5rem;font-size:1.15rem}h4{margin:0;font-size:1rem}.panel h4{margin-top:1rem}
 nav.jump{display:flex;flex-wrap:wrap;gap:.25rem 1.25rem;margin:.75rem 0 0}
 .muted,.hint{color:var(--muted)}.hint{font-size:.9rem;margin:.25rem 0}
 .up{color:var(--good);font-weight:600}
@@ -43,7 +43,7 @@ button{padding:.5rem 1rem;border-radius:6px;border:1px solid var(--link);backgro
 @media (prefers-color-scheme:dark){button{color:#0d1117}}
 button.quiet{background:transparent;color:var(--link);padding:.25rem .6rem}
 [aria-busy=true]{opacity:.6}
-.hits{padding-left:1.5rem}.hits>li{margin:0 0 1rem}.hits p{margin:.2rem 0}h5{margin:0;font-size:1.05rem}
+.hits,.references{overflow-wrap:anywhere}.hits{padding-left:1.5rem}.hits>li{margin:0 0 1rem}.hits p{margin:.2rem 0}h5{margin:0;font-size:1.05rem}
 .meta{margin:.15rem 0;font-size:.9rem;color:var(--muted)}
 mark{background:var(--mark);color:inherit;border-radius:2px;padding:0 1px}
 .answer p{margin:.5rem 0}

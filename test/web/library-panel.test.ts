@@ -59,7 +59,7 @@ describe("an opened entry", () => {
     expect(await texts(html, "#param-state option")).toEqual(["Default (open)", "open", "closed", "all"]);
     expect(await attributes(html, "#param-owner", "placeholder")).toEqual(["stackql"]);
     expect(await texts(html, "#library fieldset label")).toEqual(["owner (required)", "repo (required)", "state"]);
-    expect(await text(html, "#param-state-hint")).toBe("Which issues to list Optional; default open. Type enum.");
+    expect(await text(html, "#param-state-hint")).toBe("Which issues to list. Optional; default open. Type enum.");
   });
 
   it("renders valid values into the SQL query_library_get returns, ready to copy", async () => {

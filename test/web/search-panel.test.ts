@@ -19,6 +19,7 @@ describe("search results", () => {
     expect(response.status).toBe(200);
     const expected = await searchDocuments(env.DB, { query: "rotate an API key" });
     expect(await texts(html, "#search h5")).toEqual(expected.results.map((hit) => hit.document.title));
+    expect(await texts(html, "#search .parent")).toEqual(expected.results.map((hit) => hit.parent));
     const first = expected.results[0];
     if (!first) throw new Error("no hits");
     expect((await attributes(html, "#search h5 a", "href"))[0]).toBe(`${first.document.uri}#${first.id}`);
