@@ -21,7 +21,7 @@ code{overflow-wrap:anywhere}
 pre{margin:.25rem 0 .75rem;padding:.75rem;background:var(--card);border:1px solid var(--line);border-radius:6px;overflow-x:auto}
 .grid{display:grid;gap:1rem;grid-template-columns:repeat(auto-fit,minmax(min(100%,28rem),1fr))}
 .card,.panel{border:1px solid var(--line);border-radius:8px;padding:1rem;background:var(--bg);min-width:0}
-.panel{margin:0 0 1.5rem}
+.panel,#key-box{margin:0 0 1.5rem}
 .scroll{overflow-x:auto}
 table{border-collapse:collapse;width:100%;font-size:.95rem}
 th,td{text-align:left;padding:.3rem .5rem .3rem 0;border-bottom:1px solid var(--line);vertical-align:top}
