@@ -6,6 +6,8 @@ import { notFound } from "./http/not-found.ts";
 import { AlmanacMcp } from "./mcp/legacy-session.ts";
 import { readJsonRpcMessage } from "./mcp/json-rpc-message.ts";
 import { originGuard } from "./mcp/origin-guard.ts";
+import { answerWithin } from "./mcp/deadline.ts";
+import { checkJsonRpcMessages, checkMcpRequest } from "./mcp/request-checks.ts";
 import { serveMcp } from "./mcp/serve.ts";
 import { mcpAnswerQuota } from "./quota/answer-quota.ts";
 import { QuotaCounter } from "./quota/quota-counter.ts";
@@ -19,10 +21,16 @@ app.onError(errorHandler);
 app.notFound(notFound);
 
 app.get("/healthz", async (c) => c.json({ status: "ok", documents: await countDocuments(c.env.DB) }));
-app.use("/mcp", originGuard(), readJsonRpcMessage());
+app.use("/mcp", originGuard(), checkMcpRequest(), readJsonRpcMessage(), checkJsonRpcMessages());
 app.use("/mcp", authenticateCaller(), mcpAnswerQuota());
-// hono types its execution context more narrowly than workers-types; at run time it is the Worker's own.
-app.all("/mcp", (c) => serveMcp(c.req.raw, c.env, c.executionCtx as ExecutionContext, c.get("jsonRpcMessage")?.parsed));
+app.all("/mcp", async (c) => {
+  const message = c.get("jsonRpcMessage");
+  // hono types its execution context more narrowly than workers-types; at run time it is the Worker's own.
+  const served = serveMcp(c.req.raw, c.env, c.executionCtx as ExecutionContext, message?.parsed);
+  const { response, answered } = await answerWithin(served, message?.requestIds ?? []);
+  c.set("mcpAnswered", answered);
+  return response;
+});
 app.route("/", restApi());
 // The landing page and its "Try it" panels; restBasePath is where the REST facade above is mounted.
 app.route("/", landingSite({ mcpPath: "/mcp", restBasePath: "/v1" }));

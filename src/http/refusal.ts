@@ -19,9 +19,15 @@ export interface RefusalOptions {
   /**
    * The HTTP status, where HTTP has a more precise one than google.rpc.Code:
    * 413 for a body over the size limit (which Google calls INVALID_ARGUMENT),
-   * 405 for a method a path does not serve (UNIMPLEMENTED, as grpc-gateway answers it).
+   * 405 for a method a path does not serve (UNIMPLEMENTED, as grpc-gateway
+   * answers it; on /mcp, a method it does not serve), 414 for a URL over its limit.
    */
-  httpStatus?: 405 | 413;
+  httpStatus?: 405 | 413 | 414;
+  /**
+   * The JSON-RPC error code, where JSON-RPC has a precise one (-32600 for a
+   * message that is not valid JSON-RPC, -32602 for bad params); otherwise -32000.
+   */
+  jsonRpcCode?: number;
 }
 
 /**
@@ -56,7 +62,7 @@ function jsonRpcErrors(error: AlmanacError, options: RefusalOptions) {
   const errors = ids.map((id) => ({
     jsonrpc: "2.0" as const,
     id,
-    error: { code: SERVER_ERROR, message: error.toText(), data: { status: error.status, ...error.data } },
+    error: { code: options.jsonRpcCode ?? SERVER_ERROR, message: error.toText(), data: { status: error.status, ...error.data } },
   }));
   return options.batch ? errors : errors[0];
 }

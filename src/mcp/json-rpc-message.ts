@@ -1,12 +1,14 @@
 import type { MiddlewareHandler } from "hono";
 import { AlmanacError } from "../errors.ts";
-import { refusal } from "../http/refusal.ts";
+import { type JsonRpcId, refusal } from "../http/refusal.ts";
 import { type InspectedBody, inspectJsonRpcBody } from "./json-rpc.ts";
 
 declare module "hono" {
   interface ContextVariableMap {
     /** Set by `readJsonRpcMessage` on /mcp: what the POSTed message asks for, and the ids a refusal answers. */
     jsonRpcMessage?: InspectedBody;
+    /** Set by the /mcp route once its response is on its way: the request ids that got a real answer. */
+    mcpAnswered?: Promise<ReadonlySet<JsonRpcId>>;
   }
 }
 
@@ -33,7 +35,7 @@ export const MAX_MESSAGE_BYTES = 4 * 1024 * 1024;
 export function readJsonRpcMessage(): MiddlewareHandler<{ Bindings: Env }> {
   return async (c, next) => {
     if (c.req.method !== "POST") {
-      c.set("jsonRpcMessage", { answerQueryCalls: 0, requestIds: [], batch: false });
+      c.set("jsonRpcMessage", { answerQueryCalls: 0, answerQueryIds: [], requestIds: [], batch: false });
       return next();
     }
     const declared = Number.parseInt(c.req.header("content-length") ?? "", 10);

@@ -6,11 +6,20 @@ import { answerQueryTool } from "../tools/answer-query.ts";
 export interface InspectedBody {
   /** How many `tools/call` requests in it call answer_query. */
   answerQueryCalls: number;
+  /** The ids of those calls, in order (empty when the SDK refuses the request before any tool runs). */
+  answerQueryIds: JsonRpcId[];
   /** The ids of every request in it, in order: a refusal answers each of them. */
   requestIds: JsonRpcId[];
   batch: boolean;
   /** The body as parsed JSON; absent when it is not JSON. */
   parsed?: unknown;
+  /**
+   * The SDK classifier's verdict on the body: 2025-era traffic, a 2026-07-28
+   * request, or one the 2026-07-28 validation refuses; absent when it is not JSON.
+   */
+  era?: "legacy" | "modern" | "refused";
+  /** For a refused body, the first rung of the SDK's validation ladder it failed ("jsonrpc-shape" comes before any era is known). */
+  refusedAt?: string;
 }
 
 /** The MCP headers of a POST that the 2026-07-28 revision checks against its body. */
@@ -37,18 +46,18 @@ export function inspectJsonRpcBody(body: string, headers: McpHeaders = {}): Insp
   try {
     parsed = JSON.parse(body);
   } catch {
-    return { answerQueryCalls: 0, requestIds: [], batch: false };
+    return { answerQueryCalls: 0, answerQueryIds: [], requestIds: [], batch: false };
   }
   const batch = Array.isArray(parsed);
   const messages: unknown[] = Array.isArray(parsed) ? parsed : [parsed];
-  let answerQueryCalls = 0;
+  const answerQueryIds: JsonRpcId[] = [];
   const requestIds: JsonRpcId[] = [];
   for (const message of messages) {
     if (!isObject(message) || typeof message.method !== "string") continue;
     const id = message.id;
     if (typeof id !== "string" && typeof id !== "number") continue;
     requestIds.push(id);
-    if (message.method === "tools/call" && isObject(message.params) && message.params.name === answerQueryTool.name) answerQueryCalls += 1;
+    if (message.method === "tools/call" && isObject(message.params) && message.params.name === answerQueryTool.name) answerQueryIds.push(id);
   }
   const outcome = classifyInboundRequest({
     httpMethod: "POST",
@@ -57,8 +66,9 @@ export function inspectJsonRpcBody(body: string, headers: McpHeaders = {}): Insp
     mcpNameHeader: headers.name,
     body: parsed,
   });
-  if (outcome.kind === "reject") answerQueryCalls = 0;
-  return { answerQueryCalls, requestIds, batch, parsed };
+  if (outcome.kind === "reject") answerQueryIds.length = 0;
+  const inspected = { answerQueryCalls: answerQueryIds.length, answerQueryIds, requestIds, batch, parsed };
+  return outcome.kind === "reject" ? { ...inspected, era: "refused", refusedAt: outcome.rung } : { ...inspected, era: outcome.kind };
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {

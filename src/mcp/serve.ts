@@ -13,6 +13,20 @@ import { serveStateless } from "./stateless.ts";
  * `parsedBody` is the POSTed JSON when the guards have already parsed it.
  */
 export async function serveMcp(request: Request, env: Env, ctx: ExecutionContext, parsedBody?: unknown): Promise<Response> {
-  if (await isLegacyRequest(request, parsedBody)) return serveLegacySession(request, env, ctx);
-  return serveStateless(request, env);
+  const served = withoutQuery(request);
+  if (await isLegacyRequest(served, parsedBody)) return serveLegacySession(served, env, ctx);
+  return serveStateless(served, env);
+}
+
+/**
+ * The request without its query string, which has done its work (a `?key=`
+ * was read by then): a query parameter must never reach the agents library,
+ * which would let `?__agents_transport=` switch the transport or a long
+ * query overflow the session's stored connection state.
+ */
+function withoutQuery(request: Request): Request {
+  const url = new URL(request.url);
+  if (url.search === "") return request;
+  url.search = "";
+  return new Request(url, request);
 }

@@ -8,6 +8,12 @@ import { chargeAnswerQuery, quotaExceededError, rateLimitHeaders, refundAnswerQu
 interface AnswerQuotaOptions {
   /** How many answer_query calls a request makes. */
   inspect(c: Context<{ Bindings: Env }>): Pick<InspectedBody, "answerQueryCalls">;
+  /**
+   * For a response that succeeded at the HTTP level, how many of the charged
+   * calls got no answer after all (an `isError` result, an error, a deadline),
+   * once the response has gone out; undefined when every call is an answer.
+   */
+  unanswered?(c: Context<{ Bindings: Env }>): Promise<number> | undefined;
 }
 
 /**
@@ -17,11 +23,12 @@ interface AnswerQuotaOptions {
  * answers with 429) and charged nothing. Admitted responses carry
  * RateLimit-* headers; a charge the downstream handler answers with an error
  * status is given back, as no answer was produced: a 4xx (unknown session,
- * malformed request) or a 5xx (a failing session or store). Any other
+ * malformed request) or a 5xx (a failing session or store). So are the calls
+ * of a successful response that `unanswered` finds got no answer. Any other
  * request passes untouched and uncounted.
  */
 export function answerQuota(options: AnswerQuotaOptions): MiddlewareHandler<{ Bindings: Env }> {
-  const { inspect } = options;
+  const { inspect, unanswered } = options;
   return async (c, next) => {
     const { answerQueryCalls } = inspect(c);
     if (answerQueryCalls === 0) return next();
@@ -36,14 +43,24 @@ export function answerQuota(options: AnswerQuotaOptions): MiddlewareHandler<{ Bi
       return;
     }
     for (const [name, value] of Object.entries(rateLimitHeaders(decision))) c.header(name, value);
+    const counting = unanswered?.(c);
+    const { receipt } = decision;
+    if (counting && receipt) {
+      // After the response: a refund must not delay it, nor be lost if the client leaves.
+      c.executionCtx.waitUntil(
+        counting.then((calls) => (calls > 0 ? refundAnswerQuery(c.env, caller, { ...receipt, calls: Math.min(calls, receipt.calls) }) : undefined)),
+      );
+    }
   };
 }
 
 /**
  * The gate for /mcp: counts the `tools/call` requests for answer_query in the
  * POSTed JSON-RPC message or batch that `readJsonRpcMessage` inspected, none
- * when ENABLED_TOOLS leaves answer_query out. `errorHandler` answers a
- * refusal with JSON-RPC errors for the refused requests' ids.
+ * when ENABLED_TOOLS leaves answer_query out, and gives back the calls the
+ * route's response did not answer (`mcpAnswered`: argument errors, a
+ * deadline). `errorHandler` answers a refusal with JSON-RPC errors for the
+ * refused requests' ids.
  *
  * @example app.use("/mcp", originGuard(), readJsonRpcMessage(), authenticateCaller(), mcpAnswerQuota());
  */
@@ -54,6 +71,11 @@ export function mcpAnswerQuota(): MiddlewareHandler<{ Bindings: Env }> {
       if (!message) throw new AlmanacError("INTERNAL", "mcpAnswerQuota() runs before readJsonRpcMessage()");
       // A server without answer_query fails such a call as an unknown tool, with HTTP 200: no answer, so no charge.
       return answerQueryIsEnabled(c.env) ? message : { answerQueryCalls: 0 };
+    },
+    unanswered: (c) => {
+      const answered = c.get("mcpAnswered");
+      const ids = c.get("jsonRpcMessage")?.answerQueryIds ?? [];
+      return answered?.then((got) => ids.filter((id) => !got.has(id)).length);
     },
   });
 }

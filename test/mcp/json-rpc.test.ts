@@ -31,6 +31,6 @@ describe("inspectJsonRpcBody", () => {
   });
 
   it("finds no calls in a body that is not JSON", () => {
-    expect(inspectJsonRpcBody("{not json")).toEqual({ answerQueryCalls: 0, requestIds: [], batch: false });
+    expect(inspectJsonRpcBody("{not json")).toEqual({ answerQueryCalls: 0, answerQueryIds: [], requestIds: [], batch: false });
   });
 });

@@ -1,0 +1,169 @@
+// The hostile requests of the hardening issue, one regression test per row,
+// through the Worker's own fetch handler: each gets a prompt answer with the
+// right status, never a hang, an empty 200 or a 500, and nothing is charged
+// for a call that produced no answer.
+import { env } from "cloudflare:test";
+import { exports } from "cloudflare:workers";
+import { beforeAll, describe, expect, it } from "vitest";
+import { createApiKey } from "../../src/auth/key-store.ts";
+import { loadCorpus } from "../documents/corpus.ts";
+import { MCP_URL, answerQuery, messages, openSession, post, toolCall } from "../quota/mcp-http.ts";
+
+const MODERN_META = {
+  "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+  "io.modelcontextprotocol/clientInfo": { name: "hardening-test", version: "1" },
+  "io.modelcontextprotocol/clientCapabilities": {},
+};
+
+/** A 2026-07-28 tools/call, with the headers that must agree with it. */
+function modernCall(id: string | number, name: string, args: unknown) {
+  return post(
+    { jsonrpc: "2.0", id, method: "tools/call", params: { name, arguments: args, _meta: MODERN_META } },
+    { "MCP-Protocol-Version": "2026-07-28", "Mcp-Method": "tools/call", "Mcp-Name": name },
+  );
+}
+
+type Json = Record<string, any>;
+
+async function one(response: Response): Promise<Json> {
+  const [message] = await messages(response);
+  return message as Json;
+}
+
+let session: Record<string, string>;
+
+beforeAll(async () => {
+  await loadCorpus();
+  session = await openSession();
+});
+
+describe("row 1: ids and batches the session could not hold", () => {
+  it("refuses a 16,300-character id promptly with -32600, and charges nothing", async () => {
+    const { key } = await createApiKey(env.DB, { label: "long-id", answerPerMinute: 1 });
+    const keyed = await openSession({ "X-Goog-Api-Key": key });
+    const refused = await post(answerQuery("x".repeat(16_300)), keyed);
+    expect(refused.status).toBe(400);
+    expect(await one(refused)).toMatchObject({ id: null, error: { code: -32600, message: expect.stringContaining("id is 16300 characters long; ids are at most 128") } });
+    // The one call a minute this key has is still there.
+    const answered = await one(await post(answerQuery(1), keyed));
+    expect(answered.result.isError).toBeFalsy();
+  });
+
+  it("refuses a batch of 5,000 pings with -32600 naming the limit", async () => {
+    const batch = Array.from({ length: 5000 }, (_, i) => ({ jsonrpc: "2.0", id: i, method: "ping" }));
+    const refused = await post(batch, session);
+    expect(refused.status).toBe(400);
+    expect((await one(refused)).error.message).toContain("the batch holds 5000 messages; send at most 32 per request");
+  });
+});
+
+describe("rows 2 and 4: the query string", () => {
+  it("never switches the transport", async () => {
+    const response = await post(toolCall(2, "search_documents", { query: "API keys" }), session, `${MCP_URL}?__agents_transport=capnweb`);
+    expect(response.status).toBe(200);
+    expect((await one(response)).result.structuredContent.results.length).toBeGreaterThan(0);
+  });
+
+  it("answers a URL over 2 KiB with 414", async () => {
+    const response = await post(answerQuery(4), session, `${MCP_URL}?pad=${"p".repeat(17_000)}`);
+    expect(response.status).toBe(414);
+    expect((await one(response)).error.message).toMatch(/^INVALID_ARGUMENT: the URL is \d+ bytes long; \/mcp accepts at most 2048/);
+  });
+});
+
+describe("row 3: responses posted by the client", () => {
+  it.each([
+    ["an error response", { jsonrpc: "2.0", id: 99, error: { code: -32601, message: "no" } }],
+    ["a result response", { jsonrpc: "2.0", id: 98, result: {} }],
+  ])("answers %s with 202", async (_kind, body) => {
+    const response = await post(body, session);
+    expect(response.status).toBe(202);
+  });
+});
+
+describe("rows 5 and 6: session ids and Upgrade", () => {
+  it("answers a 1,009-byte session id with 404, as an unknown session", async () => {
+    const response = await post({ jsonrpc: "2.0", id: 5, method: "ping" }, { "Mcp-Session-Id": "a".repeat(1009), "MCP-Protocol-Version": "2025-06-18" });
+    expect(response.status).toBe(404);
+    expect((await one(response)).error.code).toBe(-32001);
+  });
+
+  it.each(["GET", "POST"])("refuses Upgrade: websocket on %s with 400", async (method) => {
+    const response = await exports.default.fetch(
+      new Request(MCP_URL, { method, headers: { Upgrade: "websocket", Connection: "Upgrade", ...session }, body: method === "POST" ? "{}" : undefined }),
+    );
+    expect(response.status).toBe(400);
+    expect((await one(response)).error.message).toContain("not WebSocket");
+  });
+});
+
+describe("rows 7, 8 and 12: malformed JSON-RPC", () => {
+  it.each([
+    ["tools/call without params", { jsonrpc: "2.0", id: 7, method: "tools/call" }, "tools/call needs params.name"],
+    ["arguments that are not an object", { jsonrpc: "2.0", id: 7, method: "tools/call", params: { name: "search_documents", arguments: "q" } }, "params.arguments of tools/call must be an object"],
+  ])("answers %s with -32602 and a sentence", async (_kind, body, text) => {
+    const response = await post(body, session);
+    expect(response.status).toBe(400);
+    expect(await one(response)).toMatchObject({ id: 7, error: { code: -32602, message: expect.stringContaining(text) } });
+  });
+
+  it("says an initialize without params is malformed", async () => {
+    const response = await post({ jsonrpc: "2.0", id: 8, method: "initialize" });
+    expect(response.status).toBe(400);
+    expect((await one(response)).error.message).toContain("initialize needs params with protocolVersion");
+  });
+
+  it.each([
+    [{ jsonrpc: "1.0", id: 1, method: "ping" }, 'jsonrpc must be "2.0"'],
+    [{ jsonrpc: "2.0", id: 1.5, method: "ping" }, "id must be a string or an integer"],
+    [{ jsonrpc: "2.0", id: null, method: "ping" }, "id must be a string or an integer"],
+    [{ jsonrpc: "2.0", id: 1 }, "method must be a non-empty string"],
+    [[], "the batch is empty"],
+    [[{ jsonrpc: "2.0", id: 1, method: "ping" }, 42], "messages[1] is not a JSON object"],
+  ])("answers %j with -32600 naming the field", async (body, text) => {
+    const response = await post(body, session);
+    expect(response.status).toBe(400);
+    expect(await one(response)).toMatchObject({ error: { code: -32600, message: expect.stringContaining(text) } });
+  });
+});
+
+describe("rows 9 and 10: tool names and arguments", () => {
+  it.each(["toString", "__proto__", "rm_rf"])("answers tool %s with NOT_FOUND in both eras", async (name) => {
+    const legacy = await one(await post(toolCall(9, name, {}), session));
+    const modern = await one(await modernCall(9, name, {}));
+    for (const body of [legacy, modern]) {
+      expect(body.error).toMatchObject({ code: -32602, message: expect.stringMatching(new RegExp(`^NOT_FOUND: no tool named "${name}" on this server; its tools are search_documents`)) });
+    }
+  });
+
+  it("says one true thing when names is a string", async () => {
+    const result = (await one(await post(toolCall(10, "get_documents", { names: "documents/".repeat(200) }), session))).result;
+    expect(result.isError).toBe(true);
+    expect(result.content[0].text).toBe("INVALID_ARGUMENT: names: expected an array, not a string");
+  });
+});
+
+describe("row 11: methods /mcp does not serve", () => {
+  it.each(["PUT", "PATCH", "HEAD"])("answers %s with 405 and Allow", async (method) => {
+    const response = await exports.default.fetch(new Request(MCP_URL, { method }));
+    expect(response.status).toBe(405);
+    expect(response.headers.get("allow")).toBe("GET, POST, DELETE, OPTIONS");
+  });
+});
+
+describe("row 15: no charge without an answer", () => {
+  it.each(["2025 session", "2026-07-28"])("gives back the charge of an answer_query with invalid arguments (%s)", async (era) => {
+    const { key } = await createApiKey(env.DB, { label: `bad-args-${era}`, answerPerMinute: 1 });
+    const keyed = { "X-Goog-Api-Key": key };
+    const call = era === "2026-07-28"
+      ? (id: number, args: unknown) => post({ jsonrpc: "2.0", id, method: "tools/call", params: { name: "answer_query", arguments: args, _meta: MODERN_META } }, { ...keyed, "MCP-Protocol-Version": "2026-07-28", "Mcp-Method": "tools/call", "Mcp-Name": "answer_query" })
+      : await openSession(keyed).then((headers) => (id: number, args: unknown) => post(toolCall(id, "answer_query", args as Record<string, unknown>), headers));
+    const invalid = await one(await call(1, { query: "" }));
+    expect(invalid.result.isError).toBe(true);
+    // The refund runs after the response; the counter answers requests in order, so the next charge sees it.
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const valid = await call(2, { query: "How do I revoke an API key?" });
+    expect(valid.status).toBe(200);
+    expect((await one(valid)).result.isError).toBeFalsy();
+  });
+});
