@@ -3,7 +3,7 @@ import { type AlmanacError, HTTP_STATUS } from "../errors.ts";
 /**
  * How a refused HTTP request is answered: `json-rpc` on /mcp (MCP clients
  * read a JSON-RPC error), `google` on every other route (Google's error
- * model; also the format the planned REST facade is to answer in).
+ * model; also the format of the REST facade, src/rest).
  */
 export type RefusalFormat = "json-rpc" | "google";
 
@@ -19,8 +19,8 @@ export interface RefusalOptions {
   /**
    * The HTTP status, where HTTP has a more precise one than google.rpc.Code:
    * 413 for a body over the size limit (which Google calls INVALID_ARGUMENT),
-   * 405 for a method a path does not serve (UNIMPLEMENTED, as grpc-gateway
-   * answers it; on /mcp, a method it does not serve), 414 for a URL over its limit.
+   * 405 for a method a path does not serve (on /v1, status UNIMPLEMENTED, as
+   * grpc-gateway answers it; on /mcp, a method it does not serve), 414 for a URL over its limit.
    */
   httpStatus?: 405 | 413 | 414;
   /**

@@ -85,13 +85,11 @@ function answerQueryIsEnabled(env: Pick<Env, "ENABLED_TOOLS">): boolean {
 }
 
 /**
- * The gate for the REST facade, once it exists (there is none yet): every
- * request is one answer; `errorHandler` answers a refusal with Google's error
- * body (`RESOURCE_EXHAUSTED`, 429).
+ * The gate for the REST facade's POST /v1:answerQuery: every request is one
+ * answer, charged to the same counter as MCP answer_query; `errorHandler`
+ * answers a refusal with Google's error body (`RESOURCE_EXHAUSTED`, 429).
  *
- * @example
- * // For the planned REST facade; no such route exists yet.
- * app.post("/v1:answerQuery", authenticateCaller(), restAnswerQuota(), (c) => …);
+ * @example rest.post("/v1:answerQuery", authenticateCaller(), readAnswerQueryRequest(), restAnswerQuota(), answerQuery);
  */
 export function restAnswerQuota(): MiddlewareHandler<{ Bindings: Env }> {
   return answerQuota({ inspect: () => ({ answerQueryCalls: 1 }) });

@@ -1,7 +1,6 @@
 // The answer_query quota gate, transport-free: charge a caller, describe the
 // outcome in RateLimit-* headers, and explain a refusal. The /mcp middleware
-// (answer-quota.ts) is a thin layer over these, as the REST one is to be once
-// the REST facade exists.
+// (answer-quota.ts) is a thin layer over these, and so is the REST one.
 import { type Caller, callerIdentity } from "../auth/caller.ts";
 import { AlmanacError } from "../errors.ts";
 import { type AnswerLimits, type QuotaConfig, answerLimits } from "./limits.ts";

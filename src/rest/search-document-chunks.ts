@@ -9,6 +9,7 @@ import { int32Value, optionalValue, readParameters, requiredValue, type RestMeth
 import { searchResponse } from "./resources.ts";
 import { respond } from "./respond.ts";
 
+/** developerknowledge.documents.searchDocumentChunks: its query parameters. */
 export const SEARCH_DOCUMENT_CHUNKS: RestMethod = {
   id: "developerknowledge.documents.searchDocumentChunks",
   parameters: ["query", "pageSize", "pageToken", "filter"],

@@ -11,6 +11,8 @@ import { SERVED_REVISIONS } from "./protocol-revisions.ts";
 import { CopyableSnippet, count } from "./ui.tsx";
 
 export interface Endpoints {
+  /** The server's own origin, as the page was opened. */
+  origin: string;
   mcpUrl: string;
   /** The REST facade's base URL; absent when the server has none. */
   restUrl?: string;
@@ -35,8 +37,15 @@ export const Overview: FC<{ data: OverviewData; endpoints: Endpoints; answerEnab
           <>
             <CopyableSnippet id="rest-url" title="REST (Google Developer Knowledge API v1)" snippet={{ language: "text", text: endpoints.restUrl }} copyLabel="Copy the REST base URL" />
             <p class="hint">
-              For example <code>GET {endpoints.restUrl}/documents:searchDocumentChunks?query=api+key</code>
+              Methods <code>documents:searchDocumentChunks</code>, <code>documents/{"{name}"}</code>, <code>documents:batchGet</code> and{" "}
+              <code>POST /v1:answerQuery</code>; Google's own client works with <code>rootUrl: "{endpoints.origin}/"</code>. Try:
             </p>
+            <CopyableSnippet
+              id="rest-example"
+              title="A search over REST"
+              snippet={{ language: "sh", text: `curl '${endpoints.restUrl}/documents:searchDocumentChunks?query=getting+started'` }}
+              copyLabel="Copy the REST example"
+            />
           </>
         )}
         <dl>

@@ -178,7 +178,7 @@ async function renderPage(
   const overview = await loadOverview(c.env, view.caller);
   const page = (
     <LandingPage
-      endpoints={{ mcpUrl: `${origin}${options.mcpPath}`, restUrl: options.restBasePath && `${origin}${options.restBasePath}` }}
+      endpoints={{ origin, mcpUrl: `${origin}${options.mcpPath}`, restUrl: options.restBasePath && `${origin}${options.restBasePath}` }}
       overview={overview}
       panels={view.panels}
       tools={enabledNames(c.env)}

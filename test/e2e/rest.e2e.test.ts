@@ -104,6 +104,18 @@ describe("googleapis developerknowledge v1 against npm start", () => {
     expect(refused).toEqual({ status: 401, error: { code: 401, status: "UNAUTHENTICATED", message: expect.stringContaining("is not valid on this server (unknown key)") } });
   });
 
+  it("is described on the landing page with a curl example that works", async () => {
+    // The page's text as a browser shows it (the landing page escapes quotes as entities).
+    const page = (await (await fetch(serverUrl)).text()).replaceAll("&quot;", '"').replaceAll("&#39;", "'").replaceAll("&amp;", "&");
+    expect(page).toContain(`<pre id="rest-url" data-language="text">${serverUrl}/v1</pre>`);
+    expect(page).toContain(`rootUrl: "${serverUrl}/"`);
+    const example = /<pre id="rest-example" data-language="sh">curl '([^']+)'<\/pre>/.exec(page)?.[1] ?? "";
+    expect(example).toBe(`${serverUrl}/v1/documents:searchDocumentChunks?query=getting+started`);
+    const response = await fetch(example);
+    expect(response.status).toBe(200);
+    expect(((await response.json()) as { results?: unknown[] }).results?.length).toBeGreaterThan(0);
+  });
+
   it("surfaces a spent quota as 429 RESOURCE_EXHAUSTED with Retry-After, while search keeps working", async () => {
     await awayFromMinuteEnd();
     const limited = developerKnowledge(createKey(["--label", "googleapis-quota", "--answer-per-minute", "1"]));
