@@ -55,7 +55,7 @@ sup a{text-decoration:none;font-weight:600;padding:0 1px}
 .badge{display:inline-block;font-size:.8rem;border:1px solid var(--line);border-radius:1rem;padding:0 .5rem;margin-left:.35rem;color:var(--muted)}
 fieldset{border:1px solid var(--line);border-radius:6px;margin:.75rem 0;padding:.25rem .75rem .75rem}
 legend{font-weight:600;padding:0 .25rem}
-.sr-only{position:absolute;width:1px;height:1px;overflow:hidden;clip-path:inset(50%);white-space:nowrap}
+.sr-only{position:absolute;width:1px;height:1px;overflow:hidden;clip-path:inset(50%);white-space:nowrap}a.sr-only:focus{position:static;width:auto;height:auto;clip-path:none;display:inline-block;margin:.5rem 1rem}
 footer{margin-top:3rem;padding-bottom:2rem;border-top:1px solid var(--line)}
 @media (max-width:40rem){body{font-size:15px}h1{font-size:1.6rem}h2{font-size:1.3rem}.card,.panel{padding:.75rem}}
 `.trim();
