@@ -44,6 +44,9 @@ export function plainText(content: string): string {
     .replace(/\*\*|__|`/g, "")
     .replace(/\s*\|\s*/g, " · ")
     .replace(/\s+/g, " ")
+    // Table cells read as a list: one separator between cells, none at the ends of the text.
+    .replace(/(?: ?· ?){2,}/g, " · ")
+    .replace(/^ ?· ?| ?· ?$/g, "")
     .trim();
 }
 

@@ -7,7 +7,7 @@ const shown = (parts: { text: string; hit: boolean }[]) => parts.map((part) => (
 describe("search snippets", () => {
   it("reads the section's text without its heading line or Markdown punctuation", () => {
     const content = "Keys > Creating\n\n## Make one\n\nRun **`npm run keys -- create`** and see [the guide](https://x.dev).\n\n```sh\nnpm start\n```\n\n| a | b |\n| --- | --- |\n| 1 | 2 |";
-    expect(plainText(content)).toBe("Make one Run npm run keys -- create and see the guide. npm start · a · b · · 1 · 2 ·");
+    expect(plainText(content)).toBe("Make one Run npm run keys -- create and see the guide. npm start · a · b · 1 · 2");
   });
 
   it("names the section below the page title, and none for a page's lead", () => {
