@@ -47,6 +47,7 @@ export async function ingestDocsFolder(
   const cleaned = documents
     .map((doc) => ({ path: doc.path, summary: describeMarkupCounts(doc.markupRemoved) }))
     .filter((page) => page.summary !== "");
+  progress?.(`writing ${documents.length} pages to D1 in batches within its limits`);
   const started = performance.now();
   const onProgress = progress && ((written: WriteProgress) => progress(describeWriteProgress(written, performance.now() - started)));
   return { ...(await syncDocuments(db, site.baseUri, documents, { ...options, onProgress })), skipped, cleaned };

@@ -6,12 +6,14 @@ const LOG_EVERY_MS = 5_000;
 /**
  * A progress printer for `name`: on a terminal each line replaces the last
  * (`\r`), and `done()` ends it; elsewhere a line is printed at most every
- * five seconds, and the last one always.
+ * five seconds, the first of each phase (its first word: "prepared",
+ * "writing", "wrote") and the last one always.
  *
  * @example const progress = progressPrinter("ingest"); progress.update("wrote 10/20 pages"); progress.done();
  */
 export function progressPrinter(name: string, stream: NodeJS.WriteStream = process.stderr): { update(line: string): void; done(): void } {
   let last = "";
+  let printedPhase = "";
   let printedAt = 0;
   let pending = false;
   return {
@@ -22,11 +24,13 @@ export function progressPrinter(name: string, stream: NodeJS.WriteStream = proce
         pending = true;
         return;
       }
-      if (Date.now() - printedAt < LOG_EVERY_MS) {
+      const phase = line.split(" ")[0] ?? "";
+      if (phase === printedPhase && Date.now() - printedAt < LOG_EVERY_MS) {
         pending = true;
         return;
       }
       stream.write(`${name}: ${line}\n`);
+      printedPhase = phase;
       printedAt = Date.now();
       pending = false;
     },

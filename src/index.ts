@@ -10,12 +10,11 @@ import { originGuard } from "./mcp/origin-guard.ts";
 import { answerWithin } from "./mcp/deadline.ts";
 import { checkJsonRpcMessages, checkMcpRequest } from "./mcp/request-checks.ts";
 import { serveMcp } from "./mcp/serve.ts";
-import { landingPage } from "./landing-page.ts";
 import { serverTiming } from "./observability/server-timing.ts";
 import { mcpAnswerQuota } from "./quota/answer-quota.ts";
 import { QuotaCounter } from "./quota/quota-counter.ts";
 import { restApi } from "./rest/routes.ts";
-import { enabledTools } from "./tools/index.ts";
+import { landingSite } from "./web/routes.tsx";
 
 export { AlmanacMcp, QuotaCounter };
 
@@ -25,9 +24,6 @@ app.notFound(notFound);
 app.use(serverTiming());
 
 app.get("/healthz", async (c) => c.json({ status: "ok", documents: await readOnce(c.env.DB, countDocuments) }));
-app.get("/", async (c) =>
-  c.html(landingPage(new URL(c.req.url).origin, await readOnce(c.env.DB, countDocuments), enabledTools(c.env.ENABLED_TOOLS))),
-);
 app.use("/mcp", originGuard(), checkMcpRequest(), readJsonRpcMessage(), checkJsonRpcMessages());
 app.use("/mcp", authenticateCaller(), mcpAnswerQuota());
 app.all("/mcp", async (c) => {
@@ -39,5 +35,7 @@ app.all("/mcp", async (c) => {
   return response;
 });
 app.route("/", restApi());
+// The landing page and its "Try it" panels; restBasePath is where the REST facade above is mounted.
+app.route("/", landingSite({ mcpPath: "/mcp", restBasePath: "/v1" }));
 
 export default app;

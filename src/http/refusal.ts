@@ -20,7 +20,7 @@ export interface RefusalOptions {
    * The HTTP status, where HTTP has a more precise one than google.rpc.Code:
    * 413 for a body over the size limit (which Google calls INVALID_ARGUMENT),
    * 405 for a method a path does not serve (on /v1, status UNIMPLEMENTED, as
-   * grpc-gateway answers it), 414 for a URL over its limit.
+   * grpc-gateway answers it; on /mcp, a method it does not serve), 414 for a URL over its limit.
    */
   httpStatus?: 405 | 413 | 414;
   /**

@@ -3,7 +3,7 @@
 // (answer-quota.ts) is a thin layer over these, and so is the REST one.
 import { type Caller, callerIdentity } from "../auth/caller.ts";
 import { AlmanacError } from "../errors.ts";
-import { type QuotaConfig, answerLimits } from "./limits.ts";
+import { type AnswerLimits, type QuotaConfig, answerLimits } from "./limits.ts";
 import type { ChargeReceipt, QuotaDecision, WindowStatus } from "./windows.ts";
 
 /** What the gate needs from Env: the limits and the counter namespace. */
@@ -20,6 +20,26 @@ export type QuotaEnv = QuotaConfig & Pick<Env, "QUOTA_COUNTER">;
 export async function chargeAnswerQuery(env: QuotaEnv, caller: Caller, calls: number): Promise<QuotaDecision> {
   const limits = answerLimits(env, caller);
   return counterFor(env, caller).charge(calls, limits);
+}
+
+/** A caller's answer_query allowance at one moment: its limits and what is left of each window. */
+export interface AnswerAllowance {
+  limits: AnswerLimits;
+  /** The minute window, then the UTC day. */
+  windows: WindowStatus[];
+  now: number;
+}
+
+/**
+ * What a caller may still spend, read from the same QuotaCounter that
+ * charges it, without charging anything.
+ *
+ * @example const { windows } = await answerAllowance(c.env, c.get("caller")); // [{ window: "minute", limit: 3, remaining: 2, … }, …]
+ */
+export async function answerAllowance(env: QuotaEnv, caller: Caller): Promise<AnswerAllowance> {
+  const limits = answerLimits(env, caller);
+  const { windows, now } = await counterFor(env, caller).allowance(limits);
+  return { limits, windows, now };
 }
 
 /** Gives back an admitted charge whose request the server refused before answering it. */

@@ -1,6 +1,6 @@
 import { DurableObject } from "cloudflare:workers";
 import type { AnswerLimits } from "./limits.ts";
-import { type ChargeReceipt, type QuotaDecision, type StoredWindows, type WindowName, WINDOW_MS, chargeWindows, refundWindows, windowStart } from "./windows.ts";
+import { type ChargeReceipt, type QuotaDecision, type StoredWindows, type WindowName, type WindowStatus, WINDOW_MS, chargeWindows, refundWindows, windowStart } from "./windows.ts";
 
 interface WindowRow extends Record<string, SqlStorageValue> {
   name: string;
@@ -35,6 +35,22 @@ export class QuotaCounter extends DurableObject<Env> {
       await this.ctx.storage.setAlarm(windowStart("day", now) + WINDOW_MS.day);
     }
     return decision;
+  }
+
+  /**
+   * Both windows as a charge would see them now, charging nothing (what the
+   * landing page shows a caller). A counter that holds no counts is left with
+   * no storage at all: every visitor's address is looked at, and an empty
+   * table per address would otherwise stay forever (alarm() only runs after a charge).
+   */
+  async allowance(limits: AnswerLimits): Promise<{ windows: WindowStatus[]; now: number }> {
+    const now = Date.now();
+    const stored = this.load();
+    if (!stored.minute && !stored.day) {
+      await this.ctx.storage.deleteAll();
+      this.schemaReady = false;
+    }
+    return { windows: chargeWindows(stored, 0, limits, now).decision.windows, now };
   }
 
   /** Gives back a charge whose request was never served. */

@@ -68,7 +68,7 @@ export function formatSearchResult(query: string, result: SearchResult): string 
  * `-part-N` pieces of a long section and the lead ("intro") have no anchor
  * of their own, so they link to the section or the page.
  */
-function sectionLink(uri: string, chunkId: string): string {
+export function sectionLink(uri: string, chunkId: string): string {
   const anchor = chunkId.replace(/-part-\d+$/, "");
   return anchor === "intro" ? uri : `${uri}#${anchor}`;
 }

@@ -105,10 +105,11 @@ describe("googleapis developerknowledge v1 against npm start", () => {
   });
 
   it("is described on the landing page with a curl example that works", async () => {
-    const page = await (await fetch(serverUrl)).text();
-    expect(page).toContain("<h2>REST API</h2>");
+    // The page's text as a browser shows it (the landing page escapes quotes as entities).
+    const page = (await (await fetch(serverUrl)).text()).replaceAll("&quot;", '"').replaceAll("&#39;", "'").replaceAll("&amp;", "&");
+    expect(page).toContain(`<pre id="rest-url" data-language="text">${serverUrl}/v1</pre>`);
     expect(page).toContain(`rootUrl: "${serverUrl}/"`);
-    const example = /<p class="rest-example"><code>curl '([^']+)'<\/code><\/p>/.exec(page)?.[1] ?? "";
+    const example = /<pre id="rest-example" data-language="sh">curl '([^']+)'<\/pre>/.exec(page)?.[1] ?? "";
     expect(example).toBe(`${serverUrl}/v1/documents:searchDocumentChunks?query=getting+started`);
     const response = await fetch(example);
     expect(response.status).toBe(200);

@@ -1,0 +1,38 @@
+import type { D1Reader } from "../d1/sessions.ts";
+
+/** What the corpus holds from one data source (one site). */
+export interface DataSourceStats {
+  dataSource: string;
+  pages: number;
+  /** Chunks: the sections search returns. */
+  sections: number;
+  /** The newest updateTime among its pages (RFC 3339). */
+  lastUpdate: string;
+}
+
+interface DataSourceRow {
+  data_source: string;
+  pages: number;
+  sections: number;
+  last_update: string;
+}
+
+/**
+ * Pages, sections and the last update per data source, largest source
+ * first. One pass over the chunks' (document_name, chunk_id) index, so it
+ * costs a count of the chunks, never a read of their text.
+ *
+ * @example await corpusStats(env.DB) // [{ dataSource: "almanac.dev", pages: 24, sections: 310, lastUpdate: "2026-…" }]
+ */
+export async function corpusStats(db: D1Reader): Promise<DataSourceStats[]> {
+  const { results } = await db
+    .prepare(
+      `SELECT d.data_source AS data_source, count(*) AS pages, coalesce(sum(s.n), 0) AS sections, max(d.update_time) AS last_update
+       FROM documents d
+       LEFT JOIN (SELECT document_name, count(*) AS n FROM chunks GROUP BY document_name) s ON s.document_name = d.name
+       GROUP BY d.data_source
+       ORDER BY pages DESC, d.data_source`,
+    )
+    .all<DataSourceRow>();
+  return results.map((row) => ({ dataSource: row.data_source, pages: row.pages, sections: row.sections, lastUpdate: row.last_update }));
+}

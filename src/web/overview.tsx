@@ -1,0 +1,181 @@
+// "What is here": the corpus, the query library, the endpoints and the
+// revisions they speak, and the visitor's own answer_query allowance.
+import type { FC } from "hono/jsx";
+import type { Caller } from "../auth/caller.ts";
+import type { DataSourceStats } from "../documents/corpus-stats.ts";
+import type { ProviderStats } from "../library/library-stats.ts";
+import { formatDuration } from "../quota/gate.ts";
+import type { AnswerAllowance } from "../quota/gate.ts";
+import type { CallerAllowance, OverviewData, Outcome } from "./overview-data.ts";
+import { SERVED_REVISIONS } from "./protocol-revisions.ts";
+import { CopyableSnippet, count } from "./ui.tsx";
+
+export interface Endpoints {
+  /** The server's own origin, as the page was opened. */
+  origin: string;
+  mcpUrl: string;
+  /** The REST facade's base URL; absent when the server has none. */
+  restUrl?: string;
+}
+
+export const Overview: FC<{ data: OverviewData; endpoints: Endpoints; answerEnabled: boolean }> = ({ data, endpoints, answerEnabled }) => (
+  <section id="here" aria-labelledby="here-title">
+    <h2 id="here-title">What is here</h2>
+    <div class="grid">
+      <div class="card">
+        <h3>Documentation</h3>
+        <CorpusTable corpus={data.corpus} />
+      </div>
+      <div class="card">
+        <h3>Query library</h3>
+        <LibraryTable library={data.library} />
+      </div>
+      <div class="card">
+        <h3>Endpoints</h3>
+        <CopyableSnippet id="mcp-url" title="MCP (Streamable HTTP)" snippet={{ language: "text", text: endpoints.mcpUrl }} copyLabel="Copy the MCP URL" />
+        {endpoints.restUrl && (
+          <>
+            <CopyableSnippet id="rest-url" title="REST (Google Developer Knowledge API v1)" snippet={{ language: "text", text: endpoints.restUrl }} copyLabel="Copy the REST base URL" />
+            <p class="hint">
+              Methods <code>documents:searchDocumentChunks</code>, <code>documents/{"{name}"}</code>, <code>documents:batchGet</code> and{" "}
+              <code>POST /v1:answerQuery</code>; Google's own client works with <code>rootUrl: "{endpoints.origin}/"</code>. Try:
+            </p>
+            <CopyableSnippet
+              id="rest-example"
+              title="A search over REST"
+              snippet={{ language: "sh", text: `curl '${endpoints.restUrl}/documents:searchDocumentChunks?query=getting+started'` }}
+              copyLabel="Copy the REST example"
+            />
+          </>
+        )}
+        <dl>
+          <dt>MCP protocol revisions</dt>
+          <dd>
+            {SERVED_REVISIONS.stateless.join(", ")} (stateless) and {SERVED_REVISIONS.sessions.join(", ")} (sessions); clients need no setting.
+          </dd>
+          <dt>Health</dt>
+          <dd>
+            <a href="/healthz">/healthz</a>
+          </dd>
+        </dl>
+      </div>
+      {answerEnabled && <AllowanceCard allowance={data.allowance} />}
+    </div>
+  </section>
+);
+
+const Unavailable: FC<{ message: string }> = ({ message }) => <p class="hint">Not available right now: {message}</p>;
+
+const CorpusTable: FC<{ corpus: Outcome<DataSourceStats[]> }> = ({ corpus }) => {
+  if (!corpus.ok) return <Unavailable message={corpus.message} />;
+  if (corpus.value.length === 0) return <p>No documentation is loaded yet.</p>;
+  const pages = corpus.value.reduce((sum, source) => sum + source.pages, 0);
+  return (
+    <div class="scroll">
+      <table>
+        <caption class="sr-only">Pages, sections and last update per data source</caption>
+        <thead>
+          <tr>
+            <th scope="col">Source</th>
+            <th scope="col" class="n">Pages</th>
+            <th scope="col" class="n">Sections</th>
+            <th scope="col">Last update (UTC)</th>
+          </tr>
+        </thead>
+        <tbody>
+          {corpus.value.map((source) => (
+            <tr>
+              <th scope="row">{source.dataSource}</th>
+              <td class="n">{count(source.pages)}</td>
+              <td class="n">{count(source.sections)}</td>
+              <td>
+                <time datetime={source.lastUpdate}>{source.lastUpdate.slice(0, 10)}</time>
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      <p class="up">Up: serving {count(pages)} {pages === 1 ? "page" : "pages"}.</p>
+    </div>
+  );
+};
+
+const LibraryTable: FC<{ library: Outcome<ProviderStats[]> }> = ({ library }) => {
+  if (!library.ok) return <Unavailable message={library.message} />;
+  if (library.value.length === 0) return <p>No query-library entries are loaded yet.</p>;
+  return (
+    <div class="scroll">
+      <table>
+        <caption class="sr-only">Query-library entries per provider</caption>
+        <thead>
+          <tr>
+            <th scope="col">Provider</th>
+            <th scope="col" class="n">Entries</th>
+            <th scope="col" class="n">Of which change resources</th>
+          </tr>
+        </thead>
+        <tbody>
+          {library.value.map((provider) => (
+            <tr>
+              <th scope="row">{provider.provider}</th>
+              <td class="n">{count(provider.entries)}</td>
+              <td class="n">{count(provider.mutations)}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      <p class="hint">Parameterised StackQL queries, validated before they are handed out; Almanac never runs them.</p>
+    </div>
+  );
+};
+
+/**
+ * The caller's answer_query allowance per window, from the same counter the
+ * 429 reads. Everything else the server does is free, and says so.
+ */
+export const AllowanceCard: FC<{ allowance: Outcome<CallerAllowance> }> = ({ allowance }) => (
+  <div class="card" id="allowance">
+    <h3 data-focus tabindex={-1}>
+      Your answer_query allowance
+    </h3>
+    {allowance.ok ? (
+      <>
+        <p>{who(allowance.value.caller)}</p>
+        <AllowanceTable allowance={allowance.value.allowance} />
+        <p class="hint">Only answers count; search, pages and the query library are free.</p>
+      </>
+    ) : (
+      <p class="field-error">{allowance.message}</p>
+    )}
+  </div>
+);
+
+function who(caller: Caller): string {
+  if (caller.kind === "key") return `API key "${caller.label}" (${caller.keyId}, tier ${caller.tier}).`;
+  return "Anonymous (public tier), counted for your IP address. An API key raises the limits: enter it under Try it.";
+}
+
+const AllowanceTable: FC<{ allowance: AnswerAllowance }> = ({ allowance }) => (
+  <div class="scroll">
+    <table>
+      <thead>
+        <tr>
+          <th scope="col">Window</th>
+          <th scope="col" class="n">Remaining</th>
+          <th scope="col" class="n">Limit</th>
+          <th scope="col">Resets</th>
+        </tr>
+      </thead>
+      <tbody>
+        {allowance.windows.map((window) => (
+          <tr data-window={window.window}>
+            <th scope="row">{window.window === "minute" ? "This minute" : "Today (UTC)"}</th>
+            <td class="n">{count(window.remaining)}</td>
+            <td class="n">{count(window.limit)}</td>
+            <td>in {formatDuration(Math.max(0, Math.ceil((window.resetAt - allowance.now) / 1000)))}</td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  </div>
+);
