@@ -7,10 +7,20 @@ import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, describe, expect, inject, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startServer, type RunningServer } from "./harness.ts";
 
-const serverUrl = inject("serverUrl");
-const stateDir = inject("stateDir");
+// A server of its own: the site this test leaves behind would make Almanac's own pages step aside
+// for every later file on the shared server (they take part only while no other site is loaded).
+let server: RunningServer;
+let serverUrl = "";
+let stateDir = "";
+
+beforeAll(async () => {
+  server = await startServer();
+  serverUrl = server.url;
+  stateDir = server.stateDir;
+});
 const BASE_URI = "https://killtest.example/docs";
 const PAGES = 160;
 const KILLS = 10;
@@ -27,7 +37,8 @@ function site(version: "one" | "two"): string {
 
 const folders = { one: site("one"), two: site("two") };
 
-afterAll(() => {
+afterAll(async () => {
+  await server?.stop();
   for (const dir of Object.values(folders)) rmSync(dir, { recursive: true, force: true });
 });
 
