@@ -11,14 +11,17 @@ import {
   ReadResourceRequestSchema,
 } from "@modelcontextprotocol/sdk/types.js";
 import { McpAgent } from "agents/mcp";
+import { ReadConsistency } from "../d1/sessions.ts";
 import { SERVER_CAPABILITIES, SERVER_INFO, SERVER_INSTRUCTIONS, almanacMethods } from "./methods.ts";
 
 /** One 2025-era MCP session: a Durable Object holding a v1 Server with Almanac's methods. */
 export class AlmanacMcp extends McpAgent<Env> {
   server = new Server(SERVER_INFO, { capabilities: SERVER_CAPABILITIES, instructions: SERVER_INSTRUCTIONS });
+  /** The session's D1 read bookmark, carried from call to call (in memory: an evicted object starts again from any replica). */
+  private readonly reads = new ReadConsistency();
 
   async init(): Promise<void> {
-    const methods = almanacMethods(this.env);
+    const methods = almanacMethods(this.env, this.reads);
     // The SDK has checked each request against its schema; a thrown McpMethodError keeps its code and data.
     this.server.setRequestHandler(ListToolsRequestSchema, () => methods["tools/list"]());
     this.server.setRequestHandler(CallToolRequestSchema, (request) => methods["tools/call"](request.params));

@@ -3,6 +3,7 @@
 // (legacy-session.ts) install this one table on their SDK's Server, so both
 // eras list and run the same tools and resources, with the same errors.
 import { z } from "zod";
+import { ReadConsistency } from "../d1/sessions.ts";
 import { AlmanacError, toAlmanacError } from "../errors.ts";
 import type { AnyToolDefinition } from "../tools/define.ts";
 import {
@@ -84,11 +85,14 @@ export interface McpMethods {
 
 /**
  * Almanac's methods over one deployment's bindings and configuration
- * (ENABLED_TOOLS; CONFORMANCE_TOOL adds the suite's error tool).
+ * (ENABLED_TOOLS; CONFORMANCE_TOOL adds the suite's error tool). `reads` is
+ * where tool calls start their D1 read sessions: a 2025-era session passes
+ * its own, so its later calls never see an older corpus than earlier ones
+ * (the bookmark carries); a 2026-07-28 request, having no session, a fresh one.
  *
  * @example const methods = almanacMethods(env); await methods["tools/list"]()
  */
-export function almanacMethods(env: Env): McpMethods {
+export function almanacMethods(env: Env, reads: ReadConsistency = new ReadConsistency()): McpMethods {
   const tools = servedTools(env);
   const byName = new Map(tools.map((tool) => [tool.name, tool]));
   return {
@@ -102,7 +106,7 @@ export function almanacMethods(env: Env): McpMethods {
           { status: "NOT_FOUND", name },
         );
       }
-      return callTool(env, tool, args);
+      return callTool(env, tool, args, reads);
     },
     "resources/list": async (params) => listDocumentResources(env.DB, params?.cursor).catch(asInvalidParams),
     "resources/templates/list": async () => ({ resourceTemplates: [DOCUMENT_TEMPLATE] }),
@@ -160,11 +164,11 @@ function jsonSchema(schema: z.ZodObject, io: "input" | "output"): ObjectSchema {
  * A thrown AlmanacError becomes an `isError` result whose text starts with
  * its status; unexpected errors are logged, never shown.
  */
-async function callTool(env: Env, tool: AnyToolDefinition, args: Record<string, unknown> | undefined): Promise<ToolResult> {
+async function callTool(env: Env, tool: AnyToolDefinition, args: Record<string, unknown> | undefined, reads: ReadConsistency): Promise<ToolResult> {
   const parsed = await z.strictObject(tool.inputSchema).safeParseAsync(args ?? {}, { reportInput: true });
   if (!parsed.success) return toolError(new AlmanacError("INVALID_ARGUMENT", describeIssues(parsed.error.issues)));
   try {
-    const output = await tool.run(env, parsed.data);
+    const output = await tool.run(env, parsed.data, { reads });
     return { content: [{ type: "text", text: output.text }], structuredContent: output.structured as Record<string, unknown> };
   } catch (thrown) {
     const error = toAlmanacError(thrown);
