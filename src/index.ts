@@ -7,9 +7,8 @@ import { notFound } from "./http/not-found.ts";
 import { AlmanacMcp } from "./mcp/legacy-session.ts";
 import { readJsonRpcMessage } from "./mcp/json-rpc-message.ts";
 import { originGuard } from "./mcp/origin-guard.ts";
-import { answerWithin } from "./mcp/deadline.ts";
 import { checkJsonRpcMessages, checkMcpRequest } from "./mcp/request-checks.ts";
-import { serveMcp } from "./mcp/serve.ts";
+import { mcpEndpoint } from "./mcp/serve.ts";
 import { serverTiming } from "./observability/server-timing.ts";
 import { mcpAnswerQuota } from "./quota/answer-quota.ts";
 import { QuotaCounter } from "./quota/quota-counter.ts";
@@ -26,14 +25,7 @@ app.use(serverTiming());
 app.get("/healthz", async (c) => c.json({ status: "ok", documents: await readOnce(c.env.DB, countDocuments) }));
 app.use("/mcp", originGuard(), checkMcpRequest(), readJsonRpcMessage(), checkJsonRpcMessages());
 app.use("/mcp", authenticateCaller(), mcpAnswerQuota());
-app.all("/mcp", async (c) => {
-  const message = c.get("jsonRpcMessage");
-  // hono types its execution context more narrowly than workers-types; at run time it is the Worker's own.
-  const served = serveMcp(c.req.raw, c.env, c.executionCtx as ExecutionContext, message?.parsed);
-  const { response, answered } = await answerWithin(served, message?.requestIds ?? []);
-  c.set("mcpAnswered", answered);
-  return response;
-});
+app.all("/mcp", mcpEndpoint());
 app.route("/", restApi());
 // The landing page and its "Try it" panels; restBasePath is where the REST facade above is mounted.
 app.route("/", landingSite({ mcpPath: "/mcp", restBasePath: "/v1" }));

@@ -2,8 +2,28 @@
 // Compatibility"): the SDK's own classifier decides which era a request
 // belongs to, so routing can never disagree with the modern handler.
 import { isLegacyRequest } from "@modelcontextprotocol/server";
+import type { Handler } from "hono";
+import { answerWithin } from "./deadline.ts";
 import { serveLegacySession } from "./legacy-session.ts";
 import { serveStateless } from "./stateless.ts";
+
+/**
+ * The /mcp route, behind the guards, keys and quota: serves the request in
+ * its era, within the deadline, and leaves `mcpAnswered` (which requests got
+ * a real answer) for the quota gate's refunds.
+ *
+ * @example app.all("/mcp", mcpEndpoint());
+ */
+export function mcpEndpoint(): Handler<{ Bindings: Env }> {
+  return async (c) => {
+    const message = c.get("jsonRpcMessage");
+    // hono types its execution context more narrowly than workers-types; at run time it is the Worker's own.
+    const served = serveMcp(c.req.raw, c.env, c.executionCtx as ExecutionContext, message?.parsed);
+    const { response, answered } = await answerWithin(served, message?.requestIds ?? []);
+    c.set("mcpAnswered", answered);
+    return response;
+  };
+}
 
 /**
  * Serves a request for /mcp, after the guards, keys and quota in front of it:
