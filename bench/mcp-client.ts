@@ -28,16 +28,29 @@ export function parseServerTiming(header: string | null): Map<string, number> {
   return timings;
 }
 
-/** A 2025-era MCP session (initialize, Mcp-Session-Id): its tools run in the session's Durable Object. */
-export async function connectLegacySession(serverUrl: string): Promise<{ call(name: string, args: Record<string, unknown>): Promise<TimedCall>; close(): Promise<void> }> {
+/** A connected client of either SDK, as the bench times it. */
+export interface TimedClient {
+  call(name: string, args: Record<string, unknown>): Promise<TimedCall>;
+  close(): Promise<void>;
+}
+
+/** What the bench needs of either SDK's Client. */
+interface ToolCaller {
+  callTool(params: { name: string; arguments: Record<string, unknown> }): Promise<unknown>;
+  close(): Promise<void>;
+}
+
+/**
+ * Connects a client through a fetch that keeps the last response's
+ * Server-Timing header, and times each of its tool calls.
+ */
+async function timedClient(connect: (fetchWithTiming: typeof fetch) => Promise<ToolCaller>): Promise<TimedClient> {
   let lastTiming: string | null = null;
-  const timingFetch: typeof fetch = async (input, init) => {
+  const client = await connect(async (input, init) => {
     const response = await fetch(input, init);
     lastTiming = response.headers.get("server-timing");
     return response;
-  };
-  const client = new Client({ name: "almanac-bench", version: "1.0.0" });
-  await client.connect(new StreamableHTTPClientTransport(new URL("/mcp", serverUrl), { fetch: timingFetch }));
+  });
   return {
     async call(name, args) {
       const started = performance.now();
@@ -50,29 +63,25 @@ export async function connectLegacySession(serverUrl: string): Promise<{ call(na
   };
 }
 
+/** A 2025-era MCP session (initialize, Mcp-Session-Id): its tools run in the session's Durable Object. */
+export function connectLegacySession(serverUrl: string): Promise<TimedClient> {
+  return timedClient(async (fetchWithTiming) => {
+    const client = new Client({ name: "almanac-bench", version: "1.0.0" });
+    await client.connect(new StreamableHTTPClientTransport(new URL("/mcp", serverUrl), { fetch: fetchWithTiming }));
+    return client;
+  });
+}
+
 /**
  * A 2026-07-28 client (SDK v2, pinned): stateless, its tools run in the
  * Worker itself, so the response's Server-Timing carries the tool's own
  * D1 and ranking time.
  */
-export async function connectStateless(serverUrl: string): Promise<{ call(name: string, args: Record<string, unknown>): Promise<TimedCall>; close(): Promise<void> }> {
+export async function connectStateless(serverUrl: string): Promise<TimedClient> {
   const { Client: ModernClient, StreamableHTTPClientTransport: ModernTransport } = await import("@modelcontextprotocol/client");
-  let lastTiming: string | null = null;
-  const timingFetch: typeof fetch = async (input, init) => {
-    const response = await fetch(input, init);
-    lastTiming = response.headers.get("server-timing");
-    return response;
-  };
-  const client = new ModernClient({ name: "almanac-bench", version: "1.0.0" }, { versionNegotiation: { mode: { pin: "2026-07-28" } } });
-  await client.connect(new ModernTransport(new URL("/mcp", serverUrl), { fetch: timingFetch }));
-  return {
-    async call(name, args) {
-      const started = performance.now();
-      const result = (await client.callTool({ name, arguments: args })) as CallToolResult;
-      const ms = performance.now() - started;
-      if (result.isError) throw new Error(`${name} failed: ${JSON.stringify(result.content).slice(0, 300)}`);
-      return { ms, serverTiming: parseServerTiming(lastTiming), result };
-    },
-    close: () => client.close(),
-  };
+  return timedClient(async (fetchWithTiming) => {
+    const client = new ModernClient({ name: "almanac-bench", version: "1.0.0" }, { versionNegotiation: { mode: { pin: "2026-07-28" } } });
+    await client.connect(new ModernTransport(new URL("/mcp", serverUrl), { fetch: fetchWithTiming }));
+    return client;
+  });
 }
