@@ -10,6 +10,8 @@
  * statement itself, so it costs no round trip of its own.
  */
 
+import { chunkCountSql } from "./common-terms.ts";
+
 /** One alternative of the MATCH expression: a quoted word or phrase, and the index terms (stems) it reads. */
 export interface MatchTerm {
   /** As FTS5 reads it, quoted: `"cache"`, `"get_documents"`, `"json decode"`. */
@@ -47,7 +49,7 @@ export function plainMatch(terms: readonly MatchTerm[]): MatchSql {
 }
 
 /**
- * The MATCH expression chosen from the index vocabulary (`chunks_vocab`):
+ * The MATCH expression chosen from the chunk counts of the index's terms (common-terms.ts):
  * terms are taken rarest first while their postings fit `budget` (the
  * rarest always; a phrase costs as much as its rarest word, since it matches
  * no more chunks; a term no chunk has costs nothing), OR-ed in the query's
@@ -55,8 +57,7 @@ export function plainMatch(terms: readonly MatchTerm[]): MatchSql {
  * must both occur (AND): their intersection is small and what the question
  * is about. Each stem of the terms and of `weighed` (the words ranking
  * weighs) is looked up once, in the CTE `match_stems (stem, doc)`, which the
- * candidate statement also returns: counting a common word's chunks reads
- * its whole doclist, so it is done once per query.
+ * candidate statement also returns for weighing words.
  */
 export function chosenMatch(
   terms: readonly MatchTerm[],
@@ -76,8 +77,7 @@ export function chosenMatch(
   const several = terms.length > 1;
   return {
     with: `match_stems (stem, doc) AS MATERIALIZED (
-         SELECT s.column1, coalesce(v.doc, 0) FROM (VALUES ${stems.map((stem) => `(${stemParam.get(stem)})`).join(", ")}) AS s
-         LEFT JOIN chunks_vocab AS v ON v.term = s.column1),
+         SELECT s.column1, ${chunkCountSql("s.column1")} FROM (VALUES ${stems.map((stem) => `(${stemParam.get(stem)})`).join(", ")}) AS s),
        match_terms (text, stem, position) AS (VALUES ${rows.join(", ")}),
        match_costs AS MATERIALIZED (
          SELECT t.text, min(t.position) AS position, min(s.doc) AS cost

@@ -3,6 +3,7 @@ import { D1_LIMITS } from "../d1/limits.ts";
 import type { D1Reader } from "../d1/sessions.ts";
 import { d1Statements, type BoundStatement, type StatementRunner } from "../d1/statements.ts";
 import { timed } from "../observability/timings.ts";
+import { chunkCountSql } from "./common-terms.ts";
 import { chosenMatch, plainMatch, type MatchSql, type MatchTerm } from "./match.ts";
 import { RANKING } from "./rank.ts";
 
@@ -200,7 +201,9 @@ const SIZE_STATEMENT: BoundStatement = { sql: "SELECT coalesce(max(rowid), 0) AS
 export function statisticsStatements(stems: readonly string[]): BoundStatement[] {
   const wanted = stems.slice(0, MAX_BOUND_PARAMETERS);
   const frequencies = {
-    sql: `SELECT term, doc FROM chunks_vocab WHERE term IN (${wanted.map((_, i) => `?${i + 1}`).join(", ") || "NULL"})`,
+    sql: wanted.length
+      ? `SELECT term, doc FROM (SELECT s.column1 AS term, ${chunkCountSql("s.column1")} AS doc FROM (VALUES ${wanted.map((_, i) => `(?${i + 1})`).join(", ")}) AS s) WHERE doc > 0`
+      : "SELECT NULL AS term, 0 AS doc WHERE 0",
     params: wanted,
   };
   return [frequencies, SIZE_STATEMENT];
@@ -231,20 +234,10 @@ const BM25 = `bm25(chunks_fts, ${RANKING.columnWeights.map(Number).join(", ")})`
  * chunk and page. Joining first would read every match's chunk and page row
  * (a page's content included, since update_time is stored after it) and sort
  * them all, which at 100,000 chunks costs more than the search itself.
- * Almanac's own pages step aside by rowid: the set of their chunks, and
- * whether any other page exists, are each computed once per query.
  */
 function bestCandidates(query: CandidateQuery, match: MatchSql): BoundStatement {
-  const alone = `?${match.params.length + 1}`;
-  const aloneSql = query.unlessAlone
-    ? `AND (NOT EXISTS (SELECT 1 FROM documents WHERE base_uri != ${alone})
-            OR chunks_fts.rowid NOT IN (SELECT own.rowid FROM chunks AS own JOIN documents AS page ON page.name = own.document_name WHERE page.base_uri = ${alone}))`
-    : "";
   return {
-    sql: `WITH ${match.with ? `${match.with},` : ""} best AS (
-         SELECT chunks_fts.rowid AS chunk, ${BM25} AS score FROM chunks_fts
-         WHERE chunks_fts MATCH ${match.expression} ${aloneSql}
-         ORDER BY score LIMIT ${RANKED_CANDIDATES})
+    sql: `WITH ${match.with ? `${match.with},` : ""} ${query.unlessAlone ? bestStepAside(`?${match.params.length + 1}`, match) : bestOfAll(match)}
        SELECT ${COLUMNS}, best.score AS score, NULL AS term, NULL AS doc
        FROM best
        JOIN chunks AS c ON c.rowid = best.chunk
@@ -253,6 +246,36 @@ function bestCandidates(query: CandidateQuery, match: MatchSql): BoundStatement 
        ORDER BY score`,
     params: query.unlessAlone ? [...match.params, query.unlessAlone] : match.params,
   };
+}
+
+/** The CTE `best (chunk, score)`: the top RANKED_CANDIDATES of the whole index. */
+function bestOfAll(match: MatchSql): string {
+  return `best AS (
+         SELECT chunks_fts.rowid AS chunk, ${BM25} AS score FROM chunks_fts
+         WHERE chunks_fts MATCH ${match.expression}
+         ORDER BY score LIMIT ${RANKED_CANDIDATES})`;
+}
+
+/**
+ * The CTE `best (chunk, score)` when the pages of base URI `alone` (an SQL
+ * parameter) step aside unless no other pages exist. Their chunks are few
+ * (the default corpus), so the index is ranked as if they took part, with
+ * room for all of them in the top, and they step aside from that top only:
+ * asking each of 100,000 matches whether it is one of theirs cost a fifth of
+ * the search. The set of their chunks, and whether other pages exist, are
+ * each computed once per query.
+ */
+function bestStepAside(alone: string, match: MatchSql): string {
+  return `own_chunks (chunk) AS MATERIALIZED (
+         SELECT own.rowid FROM chunks AS own JOIN documents AS page ON page.name = own.document_name WHERE page.base_uri = ${alone}),
+       ranked AS (
+         SELECT chunks_fts.rowid AS chunk, ${BM25} AS score FROM chunks_fts
+         WHERE chunks_fts MATCH ${match.expression}
+         ORDER BY score LIMIT ${RANKED_CANDIDATES} + (SELECT count(*) FROM own_chunks)),
+       best AS (
+         SELECT chunk, score FROM ranked
+         WHERE NOT EXISTS (SELECT 1 FROM documents WHERE base_uri != ${alone}) OR chunk NOT IN (SELECT chunk FROM own_chunks)
+         ORDER BY score LIMIT ${RANKED_CANDIDATES})`;
 }
 
 /** The best chunks of the pages a filter admits: the filter reads page fields, so every match is joined to its page first. */
@@ -292,8 +315,8 @@ export async function fetchCandidates(runner: StatementRunner, query: CandidateQ
     ? [candidateStatement(query, chosen), SIZE_STATEMENT]
     : [candidateStatement(query, plainMatch(query.terms)), ...statisticsStatements(query.stems)];
   const rows = await runner.rows(statements).catch((error: unknown) => {
-    // A database without migration 0004 (or an engine without fts5vocab) still searches, with every word weighed alike.
-    if (!/chunks_vocab|fts5vocab/.test(String(error))) throw error;
+    // A database without migrations 0004–0005 (or an engine without fts5vocab) still searches, with every word weighed alike.
+    if (!/chunks_vocab|common_terms|fts5vocab/.test(String(error))) throw error;
     console.warn(`search: index vocabulary unavailable, words are not weighed by rarity (${String(error)}); apply the D1 migrations`);
     return null;
   });

@@ -1,0 +1,42 @@
+/**
+ * How many chunks a stem occurs in, without reading its doclist. FTS5 keeps
+ * no such count: its vocabulary table (`chunks_vocab`) walks every posting of
+ * the term, which for a word in half of 100,000 chunks costs milliseconds, and
+ * search asks for the counts of every word of a query. So ingestion copies
+ * the counts of the common terms into `common_terms` (migration 0005) when it
+ * has written, and search reads them from there, falling back to
+ * `chunks_vocab` for the rest: rare terms are cheap to count, and a term
+ * ingested since the last copy is counted afresh.
+ */
+
+/** Terms in at least this many chunks are copied; counting a rarer one reads at most this many postings. */
+export const COMMON_TERM_MIN_CHUNKS = 100;
+
+/**
+ * An SQL expression for the number of chunks the stem `stemSql` (an SQL
+ * expression) occurs in: the copied count, else the index's own, else 0.
+ * coalesce evaluates its arguments in order and stops at the first value, so
+ * a common term never reaches chunks_vocab.
+ *
+ * @example chunkCountSql("s.column1") // "coalesce((SELECT doc FROM common_terms …), (SELECT doc FROM chunks_vocab …), 0)"
+ */
+export function chunkCountSql(stemSql: string): string {
+  return `coalesce((SELECT doc FROM common_terms WHERE term = ${stemSql}), (SELECT doc FROM chunks_vocab WHERE term = ${stemSql}), 0)`;
+}
+
+/**
+ * Replaces the copy with the index's current counts, in one batch (so a
+ * search sees the old copy or the new one, never neither). One read of the
+ * whole vocabulary: half a second at 100,000 chunks locally.
+ */
+export async function refreshCommonTerms(db: D1Database): Promise<void> {
+  await db.batch([
+    db.prepare("DELETE FROM common_terms"),
+    db.prepare("INSERT INTO common_terms (term, doc) SELECT term, doc FROM chunks_vocab WHERE doc >= ?1").bind(COMMON_TERM_MIN_CHUNKS),
+  ]);
+}
+
+/** Whether the copy holds anything (it is empty before the first ingestion after migration 0005). */
+export async function hasCommonTerms(db: D1Database): Promise<boolean> {
+  return (await db.prepare("SELECT 1 AS found FROM common_terms LIMIT 1").first()) !== null;
+}
