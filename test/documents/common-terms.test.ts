@@ -13,10 +13,13 @@ import { syncDocuments } from "../../src/documents/sync.ts";
 const site = siteFor("https://herd.example.com");
 const SECTIONS = COMMON_TERM_MIN_CHUNKS + 20;
 
-/** One page of `sections` chunks: "zebra" in every one, "okapi" in the first three, "giraffe" in the first `giraffes`. */
+/**
+ * One page of `sections` chunks: "zebra", "2fa" and "данные" in every one (terms at both ends of
+ * the vocabulary and beyond its letters), "okapi" in the first three, "giraffe" in the first `giraffes`.
+ */
 async function herd(sections: number, giraffes = 0) {
   const text = Array.from({ length: sections }, (_, i) =>
-    `## Paddock ${i}\n\nzebra ${i < 3 ? "okapi" : ""} ${i < giraffes ? "giraffe" : ""} grazing`,
+    `## Paddock ${i}\n\nzebra 2fa данные ${i < 3 ? "okapi" : ""} ${i < giraffes ? "giraffe" : ""} grazing`,
   ).join("\n\n");
   return (await prepareSite([{ path: "herd.md", text: `# Herd\n\n${text}` }], site)).documents;
 }
@@ -47,6 +50,10 @@ describe("the copy of common terms' counts", () => {
     expect(copy.zebra).toBe(await indexCount("zebra"));
     expect(copy.zebra).toBeGreaterThanOrEqual(SECTIONS);
     expect(copy.giraff).toBe(await indexCount("giraff"));
+    // Every range of the vocabulary is copied: before "a", the letters, and after "z".
+    expect(copy["2fa"]).toBe(await indexCount("2fa"));
+    expect(copy["данные"]).toBe(await indexCount("данные"));
+    expect(await indexCount("данные")).toBeGreaterThanOrEqual(SECTIONS);
     expect(copy.okapi).toBeUndefined();
     expect(await indexCount("okapi")).toBe(3);
   });
