@@ -51,7 +51,15 @@ export async function refreshCommonTerms(db: D1Database): Promise<void> {
   await db.batch([db.prepare("DELETE FROM common_terms"), ...copies]);
 }
 
-/** Whether the copy holds anything (it is empty before the first ingestion after migration 0005). */
-export async function hasCommonTerms(db: D1Database): Promise<boolean> {
-  return (await db.prepare("SELECT 1 AS found FROM common_terms LIMIT 1").first()) !== null;
+/**
+ * Whether the copy is empty while the index has a term to copy: so before
+ * the first ingestion after migration 0005, but not for a corpus too small
+ * to have common terms (whose unchanged runs must write nothing).
+ */
+export async function commonTermsMissing(db: D1Database): Promise<boolean> {
+  const row = await db
+    .prepare("SELECT NOT EXISTS (SELECT 1 FROM common_terms) AND EXISTS (SELECT 1 FROM chunks_vocab WHERE doc >= ?1) AS missing")
+    .bind(COMMON_TERM_MIN_CHUNKS)
+    .first<{ missing: number }>();
+  return row?.missing === 1;
 }

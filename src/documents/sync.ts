@@ -6,7 +6,7 @@
  */
 import { planBatches, utf8Bytes, type StatementGroup } from "../d1/batches.ts";
 import { D1_LIMITS, rowsPerInsert } from "../d1/limits.ts";
-import { hasCommonTerms, refreshCommonTerms } from "./common-terms.ts";
+import { commonTermsMissing, refreshCommonTerms } from "./common-terms.ts";
 import type { PreparedDocument } from "./ingest.ts";
 
 /** What one ingestion run did to the pages under its base URI. */
@@ -75,7 +75,7 @@ export async function syncDocuments(
   }
   await writeBatches(db, groups, options.onProgress);
   // Search counts common words from a copy (common-terms.ts): renewed whenever the index changed, and on a first run after migration 0005.
-  if (groups.length > 0 || !(await withRetries(() => hasCommonTerms(db)))) await withRetries(() => refreshCommonTerms(db));
+  if (groups.length > 0 || (await withRetries(() => commonTermsMissing(db)))) await withRetries(() => refreshCommonTerms(db));
   return report;
 }
 

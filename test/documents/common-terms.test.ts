@@ -2,7 +2,7 @@
 // (common-terms.ts), not from chunks_vocab, which reads the word's whole
 // doclist: the counts must be the index's own, kept current by ingestion.
 import { env } from "cloudflare:test";
-import { beforeEach, describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, it, vi } from "vitest";
 import { COMMON_TERM_MIN_CHUNKS } from "../../src/documents/common-terms.ts";
 import { prepareSite, siteFor } from "../../src/documents/ingest.ts";
 import { choiceStatement, chosenMatch } from "../../src/documents/match.ts";
@@ -70,6 +70,19 @@ describe("the copy of common terms' counts", () => {
     const report = await syncDocuments(env.DB, site.baseUri, await herd(SECTIONS, COMMON_TERM_MIN_CHUNKS), { prune: true });
     expect(report.unchanged).toHaveLength(1);
     expect((await copied()).zebra).toBe(await indexCount("zebra"));
+  });
+
+  it("is not written by an unchanged ingestion of a corpus too small to have common terms", async () => {
+    const small = siteFor("https://pony.example.com");
+    const { documents } = await prepareSite([{ path: "pony.md", text: "# Pony\n\nA small horse." }], small);
+    await syncDocuments(env.DB, small.baseUri, documents, { prune: false });
+    await syncDocuments(env.DB, site.baseUri, [], { prune: true });
+    expect(await copied()).toEqual({});
+    const batch = vi.spyOn(env.DB, "batch");
+    const report = await syncDocuments(env.DB, small.baseUri, documents, { prune: false });
+    expect(report.unchanged).toHaveLength(1);
+    expect(batch).not.toHaveBeenCalled();
+    batch.mockRestore();
   });
 
   it("is what search counts common words by, and the index counts the others", async () => {
