@@ -5,10 +5,9 @@ import { env } from "cloudflare:test";
 import { beforeEach, describe, expect, it, vi } from "vitest";
 import { COMMON_TERM_MIN_CHUNKS } from "../../src/documents/common-terms.ts";
 import { prepareSite, siteFor } from "../../src/documents/ingest.ts";
-import { choiceStatement, chosenMatch } from "../../src/documents/match.ts";
-import { matchTerms } from "../../src/documents/query-text.ts";
 import { searchDocuments } from "../../src/documents/search.ts";
 import { syncDocuments } from "../../src/documents/sync.ts";
+import { chosenExpression } from "./chosen-match.ts";
 
 const site = siteFor("https://herd.example.com");
 const SECTIONS = COMMON_TERM_MIN_CHUNKS + 20;
@@ -31,13 +30,6 @@ async function copied(): Promise<Record<string, number>> {
 
 async function indexCount(term: string): Promise<number> {
   return (await env.DB.prepare("SELECT doc FROM chunks_vocab WHERE term = ?1").bind(term).first<{ doc: number }>())?.doc ?? 0;
-}
-
-async function choose(query: string, budget: number) {
-  const match = chosenMatch(matchTerms(query), { room: 98, budget });
-  if (!match) throw new Error("the match did not fit");
-  const { sql, params } = choiceStatement(match);
-  return (await env.DB.prepare(sql).bind(...params).first<{ expression: string }>())?.expression;
 }
 
 beforeEach(async () => {
@@ -87,10 +79,10 @@ describe("the copy of common terms' counts", () => {
 
   it("is what search counts common words by, and the index counts the others", async () => {
     // "okapi" (3 chunks, not copied) is rarer than "zebra": within a budget of 5 only it chooses candidates.
-    expect(await choose("zebra okapi", 5)).toBe('"okapi"');
+    expect(await chosenExpression("zebra okapi", 5)).toBe('"okapi"');
     // Were the copy to say zebra is in no chunk, zebra would cost nothing and be chosen too: the copy is read first.
     await env.DB.prepare("UPDATE common_terms SET doc = 0 WHERE term = 'zebra'").run();
-    expect(await choose("zebra okapi", 5)).toBe('"zebra" OR "okapi"');
+    expect(await chosenExpression("zebra okapi", 5)).toBe('"zebra" OR "okapi"');
   });
 
   it("gives search the same results as counting from the index itself", async () => {

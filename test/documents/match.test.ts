@@ -3,10 +3,11 @@
 // The choice runs in SQL over the real index vocabulary, so it is tested on D1.
 import { env } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
-import { MATCH_POSTINGS_BUDGET, choiceStatement, chosenMatch, plainMatch } from "../../src/documents/match.ts";
+import { MATCH_POSTINGS_BUDGET, chosenMatch, plainMatch } from "../../src/documents/match.ts";
 import { prepareSite, siteFor } from "../../src/documents/ingest.ts";
 import { matchTerms } from "../../src/documents/query-text.ts";
 import { syncDocuments } from "../../src/documents/sync.ts";
+import { chosenExpression } from "./chosen-match.ts";
 
 // Ten sections (chunks): "common" in all ten, "middle" in four, "other" in two, "rare" in one.
 const sections = Array.from({ length: 10 }, (_, i) =>
@@ -19,37 +20,30 @@ beforeAll(async () => {
   await syncDocuments(env.DB, site.baseUri, documents, { prune: false });
 });
 
-async function choose(query: string, budget: number) {
-  const match = chosenMatch(matchTerms(query), { room: 98, budget });
-  if (!match) throw new Error("the match did not fit");
-  const { sql, params } = choiceStatement(match);
-  return (await env.DB.prepare(sql).bind(...params).first<{ expression: string }>())?.expression;
-}
-
 describe("which words choose the candidates", () => {
   it("takes words rarest first while their chunks fit the budget, in the query's order", async () => {
-    expect(await choose("common middle rare", 5)).toBe('"middle" OR "rare"');
-    expect(await choose("common middle rare other", 7)).toBe('"middle" OR "rare" OR "other"');
+    expect(await chosenExpression("common middle rare", 5)).toBe('"middle" OR "rare"');
+    expect(await chosenExpression("common middle rare other", 7)).toBe('"middle" OR "rare" OR "other"');
   });
 
   it("keeps every word while they all fit (a small corpus searches as before)", async () => {
-    expect(await choose("common middle rare", MATCH_POSTINGS_BUDGET)).toBe('"common" OR "middle" OR "rare"');
+    expect(await chosenExpression("common middle rare", MATCH_POSTINGS_BUDGET)).toBe('"common" OR "middle" OR "rare"');
   });
 
   it("requires the two rarest words when even the rarest is commoner than the budget", async () => {
-    expect(await choose("common other middle", 1)).toBe('"other" AND "middle"');
+    expect(await chosenExpression("common other middle", 1)).toBe('"other" AND "middle"');
   });
 
   it("counts a word no chunk contains as free, so it never crowds out the others", async () => {
-    expect(await choose("zeppelin rare", 1)).toBe('"zeppelin" OR "rare"');
+    expect(await chosenExpression("zeppelin rare", 1)).toBe('"zeppelin" OR "rare"');
   });
 
   it("weighs an identifier by its rarest part (its matches are no more than that part's)", async () => {
-    expect(await choose("common_rare middle", 1)).toBe('"common_rare"');
+    expect(await chosenExpression("common_rare middle", 1)).toBe('"common_rare"');
   });
 
   it("keeps a one-word query as it is, however common", async () => {
-    expect(await choose("common", 1)).toBe('"common"');
+    expect(await chosenExpression("common", 1)).toBe('"common"');
   });
 
   it("ORs every word, bound as one value, when the vocabulary cannot be used", () => {
