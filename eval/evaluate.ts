@@ -1,5 +1,5 @@
 // Runs a question set through the real tools and the plain baseline, and scores both.
-import { NO_GROUNDED_ANSWER } from "../src/documents/answer.ts";
+import { NO_GROUNDED_ANSWER } from "../src/documents/answer/answer-query.ts";
 import { answerQueryTool } from "../src/tools/answer-query.ts";
 import { searchDocumentsTool } from "../src/tools/search-documents.ts";
 import { baselineSearch, buildBaselineIndex } from "./baseline.ts";

@@ -5,8 +5,8 @@
 // weight is chosen by measurement. Not part of the product: it changes
 // RANKING (and, with TUNE_ANSWERS=1, ANSWERING) in this process only.
 import { readFile } from "node:fs/promises";
-import { ANSWERING } from "../src/documents/answer.ts";
-import { RANKING } from "../src/documents/rank.ts";
+import { ANSWERING } from "../src/documents/answer/answer-query.ts";
+import { RANKING } from "../src/documents/search/rank.ts";
 import { runCli } from "../cli/run-cli.ts";
 import { withCorpora } from "./corpora.ts";
 import { evaluate, groupedFigures } from "./evaluate.ts";

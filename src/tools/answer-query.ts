@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { answerQuery, type Answer } from "../documents/answer.ts";
+import { answerQuery, type Answer } from "../documents/answer/answer-query.ts";
 import { READ_ONLY_ANNOTATIONS, defineTool, reads } from "./define.ts";
 import { filterField, queryField } from "./document-fields.ts";
 

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, searchDocuments, type SearchResult } from "../documents/search.ts";
+import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, searchDocuments, type SearchResult } from "../documents/search/search-documents.ts";
 import { resultBudget } from "../config.ts";
 import { READ_ONLY_ANNOTATIONS, defineTool, reads } from "./define.ts";
 import { documentSummarySchema, filterField, queryField } from "./document-fields.ts";

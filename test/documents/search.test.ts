@@ -1,11 +1,11 @@
 import { env } from "cloudflare:test";
 import fc from "fast-check";
 import { beforeAll, describe, expect, it } from "vitest";
-import { getDocuments } from "../../src/documents/get.ts";
-import { prepareSite, siteFor } from "../../src/documents/ingest.ts";
-import { rankCandidates } from "../../src/documents/rank.ts";
-import { searchDocuments } from "../../src/documents/search.ts";
-import { syncDocuments } from "../../src/documents/sync.ts";
+import { getDocuments } from "../../src/documents/read/get-documents.ts";
+import { prepareSite, siteFor } from "../../src/documents/ingest/prepare-pages.ts";
+import { rankCandidates } from "../../src/documents/search/rank.ts";
+import { searchDocuments } from "../../src/documents/search/search-documents.ts";
+import { syncDocuments } from "../../src/documents/ingest/write-corpus.ts";
 import { AlmanacError } from "../../src/errors.ts";
 import { corpusName, loadCorpus } from "./corpus.ts";
 

@@ -4,10 +4,10 @@
 import { env } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
 import { DEFAULT_CORPUS } from "../../src/documents/default-corpus.ts";
-import { prepareSite, siteFor } from "../../src/documents/ingest.ts";
-import { planRetrieval } from "../../src/documents/retrieve.ts";
-import { RANKED_CANDIDATES, fetchCandidates } from "../../src/documents/store.ts";
-import { syncDocuments } from "../../src/documents/sync.ts";
+import { prepareSite, siteFor } from "../../src/documents/ingest/prepare-pages.ts";
+import { planRetrieval } from "../../src/documents/search/retrieve.ts";
+import { RANKED_CANDIDATES, fetchCandidates } from "../../src/documents/search/candidates.ts";
+import { syncDocuments } from "../../src/documents/ingest/write-corpus.ts";
 import { d1Statements } from "../../src/d1/statements.ts";
 import { loadCorpus } from "./corpus.ts";
 

@@ -1,9 +1,9 @@
-import { compileFilter } from "./filter.ts";
-import type { RankedCandidate, WeightedTerm } from "./rank.ts";
-import { retrieveChunks, toChunkHit } from "./retrieve.ts";
-import type { ChunkHit } from "./store.ts";
+import { compileFilter } from "../search/filter.ts";
+import type { RankedCandidate, WeightedTerm } from "../search/rank.ts";
+import { retrieveChunks, toChunkHit } from "../search/retrieve.ts";
+import type { ChunkHit } from "../search/candidates.ts";
 import { sentencesOf, type Sentence } from "./sentences.ts";
-import type { D1Reader } from "../d1/sessions.ts";
+import type { D1Reader } from "../../d1/sessions.ts";
 
 /** A grounded answer in the shape of Google's AnswerQueryResponse. */
 export interface Answer {

@@ -1,10 +1,10 @@
 import type { CompiledFilter } from "./filter.ts";
-import { D1_LIMITS } from "../d1/limits.ts";
-import type { D1Reader } from "../d1/sessions.ts";
-import { d1Statements, type BoundStatement, type StatementRunner } from "../d1/statements.ts";
-import { timed } from "../observability/timings.ts";
+import { D1_LIMITS } from "../../d1/limits.ts";
+import type { D1Reader } from "../../d1/sessions.ts";
+import { d1Statements, type BoundStatement, type StatementRunner } from "../../d1/statements.ts";
+import { timed } from "../../observability/timings.ts";
 import { chunkCountSql } from "./common-terms.ts";
-import { chosenMatch, plainMatch, type MatchSql, type MatchTerm } from "./match.ts";
+import { chosenMatch, plainMatch, type MatchSql, type MatchTerm } from "./choose-match.ts";
 import { RANKING } from "./rank.ts";
 
 /** The document fields every result carries (SPEC 2). */

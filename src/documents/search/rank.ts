@@ -7,7 +7,7 @@
  * `npm run eval` (EVALUATION.md), not guessed.
  */
 import { IDENTIFIER, stem } from "./query-text.ts";
-import type { Candidate, TermStatistics } from "./store.ts";
+import type { Candidate, TermStatistics } from "./candidates.ts";
 
 /** The weights of the ranking, named so the evaluation can say what each one bought. */
 export const RANKING = {

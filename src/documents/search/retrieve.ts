@@ -1,10 +1,10 @@
-import { DEFAULT_CORPUS } from "./default-corpus.ts";
+import { DEFAULT_CORPUS } from "../default-corpus.ts";
 import type { CompiledFilter } from "./filter.ts";
 import { camelCaseParts, matchTerms, queryIdentifiers, queryTerms, queryWords, stem } from "./query-text.ts";
 import { namedSites, rankCandidates, weighTerms, type RankedCandidate, type WeightedTerm } from "./rank.ts";
-import { fetchCandidates, type CandidateQuery, type ChunkHit } from "./store.ts";
-import { d1Statements } from "../d1/statements.ts";
-import type { D1Reader } from "../d1/sessions.ts";
+import { fetchCandidates, type CandidateQuery, type ChunkHit } from "./candidates.ts";
+import { d1Statements } from "../../d1/statements.ts";
+import type { D1Reader } from "../../d1/sessions.ts";
 
 /** The chunks that best answer a query, best first, and the query's words as they were weighed. */
 export interface Retrieval {

@@ -1,10 +1,10 @@
-import { AlmanacError } from "../errors.ts";
-import { sha256Hex } from "../hash.ts";
-import { cutAtLine } from "../markdown/page.ts";
+import { AlmanacError } from "../../errors.ts";
+import { sha256Hex } from "../../hash.ts";
+import { cutAtLine } from "../../markdown/page.ts";
 import { compileFilter } from "./filter.ts";
 import { retrieveChunks, toChunkHit } from "./retrieve.ts";
-import { RANKED_CANDIDATES, type ChunkHit } from "./store.ts";
-import type { D1Reader } from "../d1/sessions.ts";
+import { RANKED_CANDIDATES, type ChunkHit } from "./candidates.ts";
+import type { D1Reader } from "../../d1/sessions.ts";
 
 /** A search request after argument validation (SPEC 2.1). */
 export interface SearchRequest {
