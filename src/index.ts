@@ -1,7 +1,7 @@
 import { Hono } from "hono";
 import { authenticateCaller } from "./auth/authenticate.ts";
 import { readOnce } from "./d1/sessions.ts";
-import { countDocuments } from "./documents/search/candidates.ts";
+import { countDocuments } from "./documents/read/stored-documents.ts";
 import { errorHandler } from "./http/error-handler.ts";
 import { notFound } from "./http/not-found.ts";
 import { AlmanacMcp } from "./mcp/legacy-session.ts";

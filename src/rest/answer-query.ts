@@ -5,7 +5,7 @@ import type { Context, MiddlewareHandler } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { answerWithSources } from "../documents/answer/answer-query.ts";
 import { compileFilter } from "../documents/search/filter.ts";
-import { findContentLengths } from "../documents/search/candidates.ts";
+import { findContentLengths } from "../documents/read/stored-documents.ts";
 import { AlmanacError } from "../errors.ts";
 import { refusal } from "../http/refusal.ts";
 import { filterField, queryField } from "../tools/document-fields.ts";

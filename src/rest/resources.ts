@@ -2,7 +2,7 @@
 // Developer Knowledge API v1 (the discovery document's `schemas`).
 import type { SourcedAnswer } from "../documents/answer/answer-query.ts";
 import type { SearchResult } from "../documents/search/search-documents.ts";
-import type { ChunkHit, DocumentSummary } from "../documents/search/candidates.ts";
+import type { ChunkHit, DocumentSummary } from "../documents/document.ts";
 import { AlmanacError } from "../errors.ts";
 
 /** DocumentView, in the discovery document's order (its enum numbers are the indexes). */

@@ -31,7 +31,7 @@ export const answerQueryTool = defineTool({
   },
   annotations: { title: "Answer a question from the documentation", ...READ_ONLY_ANNOTATIONS },
   async run(env, args, context) {
-    const answer = await reads(context).read(env.DB, (db) => answerQuery(db, args));
+    const answer = await reads(context).read(env.DB, (db) => answerQuery(db, args, context?.weights));
     return { structured: answer, text: formatAnswer(answer) };
   },
 });

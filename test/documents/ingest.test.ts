@@ -4,7 +4,7 @@ import { chunkDocument, MAX_CHUNK_CHARS } from "../../src/documents/ingest/chunk
 import { getDocuments } from "../../src/documents/read/get-documents.ts";
 import { PageError, prepareDocument, prepareSite, siteFor, type PreparedDocument } from "../../src/documents/ingest/prepare-pages.ts";
 import { documentNameForUri, pageUri } from "../../src/documents/names.ts";
-import { findDocuments } from "../../src/documents/search/candidates.ts";
+import { findDocuments } from "../../src/documents/read/stored-documents.ts";
 import { syncDocuments } from "../../src/documents/ingest/write-corpus.ts";
 import { searchDocuments } from "../../src/documents/search/search-documents.ts";
 

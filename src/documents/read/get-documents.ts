@@ -1,6 +1,7 @@
 import { AlmanacError } from "../../errors.ts";
 import { documentNameProblem } from "../names.ts";
-import { findDocuments, type StoredDocument } from "../search/candidates.ts";
+import type { StoredDocument } from "../document.ts";
+import { findDocuments } from "./stored-documents.ts";
 import type { D1Reader } from "../../d1/sessions.ts";
 
 /** Google's batch get takes at most 20 names per call. */
