@@ -1,4 +1,4 @@
-import type { SyncReport } from "../documents/ingest/write-corpus.ts";
+import type { SyncReport } from "../sync-report.ts";
 import type { D1Reader } from "../d1/sessions.ts";
 import { sha256Hex } from "../hash.ts";
 import { splitEntry, type EntryBody, type EntryMetadata, type LibraryEntry } from "./entry.ts";

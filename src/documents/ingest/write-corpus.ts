@@ -8,14 +8,7 @@ import { planBatches, utf8Bytes, type StatementGroup } from "../../d1/batches.ts
 import { D1_LIMITS, rowsPerInsert } from "../../d1/limits.ts";
 import { commonTermsMissing, refreshCommonTerms } from "../search/common-terms.ts";
 import type { PreparedDocument } from "./prepare-pages.ts";
-
-/** What one ingestion run did to the pages under its base URI. */
-export interface SyncReport {
-  added: string[];
-  updated: string[];
-  unchanged: string[];
-  removed: string[];
-}
+import type { SyncReport } from "../../sync-report.ts";
 
 /** How far the writing has got, after each batch. */
 export interface WriteProgress {
