@@ -12,7 +12,7 @@ const ORIGIN = "https://almanac.test";
 const STREAMABLE_HTTP = { "Content-Type": "application/json", Accept: "application/json, text/event-stream" };
 const FOREIGN = { Origin: "https://evil.example" };
 
-const fetchApp = (request: Request, bindings: Env = env) => app.fetch(request, bindings, createExecutionContext());
+const fetchApp = async (request: Request, bindings: Env = env): Promise<Response> => app.fetch(request, bindings, createExecutionContext());
 
 const toolsList = (id: number | string) => ({ jsonrpc: "2.0", id, method: "tools/list" });
 
@@ -122,7 +122,7 @@ describe("one argument check", () => {
 });
 
 describe("an INTERNAL fault", () => {
-  async function withoutApiKeys(request: () => Promise<Response>): Promise<Response> {
+  async function withoutApiKeys(request: () => Response | Promise<Response>): Promise<Response> {
     await env.DB.exec("ALTER TABLE api_keys RENAME TO api_keys_hidden_by_test");
     try {
       return await request();
