@@ -1,13 +1,13 @@
 // The /mcp transport as its own sub-app: the browser rules, the request
 // checks, the caller and the answer_query quota in front of both protocol
 // eras, and one onError that answers every refusal as JSON-RPC.
-import { Hono } from "hono";
+import { Hono, type MiddlewareHandler } from "hono";
+import { AlmanacError } from "../errors.ts";
 import { answerQuota } from "../http/answer-quota.ts";
 import { authenticateCaller } from "../http/authenticate.ts";
 import { errorHandlerAnswering } from "../http/error-handler.ts";
 import { browserOriginGuard } from "../http/origin-guard.ts";
 import { refusal, refusalOptions } from "../http/refusal.ts";
-import { AlmanacError } from "../errors.ts";
 import { answerQueryTool } from "../tools/answer-query.ts";
 import { toolIsEnabled } from "../tools/index.ts";
 import { readJsonRpcMessage } from "./json-rpc-message.ts";
@@ -36,7 +36,7 @@ export function mcpApi(): Hono<{ Bindings: Env }> {
  * requires (the rules are every transport's, src/http/origin-guard.ts). Its
  * refusal has id null: the body of a refused request is never read.
  */
-export function mcpOriginGuard() {
+export function mcpOriginGuard(): MiddlewareHandler<{ Bindings: Env }> {
   return browserOriginGuard((origin) => `Origin "${origin}" may not call this MCP server; its operator can allow it by adding it to ALLOWED_ORIGINS`);
 }
 
@@ -49,7 +49,7 @@ export function mcpOriginGuard() {
  *
  * @example mcp.use("/mcp", readJsonRpcMessage(), authenticateCaller(), mcpAnswerQuota());
  */
-export function mcpAnswerQuota() {
+export function mcpAnswerQuota(): MiddlewareHandler<{ Bindings: Env }> {
   return answerQuota({
     calls: (c) => {
       const message = c.get("jsonRpcMessage");

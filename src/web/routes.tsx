@@ -3,7 +3,7 @@
 // of it), behind the same browser rules, caller check and answer_query
 // quota as /mcp and /v1, calling the same domain functions as the tools.
 import { readSession } from "../d1/sessions.ts";
-import { type Context, type ErrorHandler, Hono } from "hono";
+import { type Context, type ErrorHandler, Hono, type MiddlewareHandler } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { type Caller, identifyCaller } from "../auth/caller.ts";
@@ -150,7 +150,7 @@ function enabledNames(env: Env): string[] {
  * (cross-site request forgery); following a link here from anywhere sends
  * no Origin and still works.
  */
-function landingOriginGuard() {
+function landingOriginGuard(): MiddlewareHandler<{ Bindings: Env }> {
   return browserOriginGuard(
     (origin, c) =>
       `a page on ${origin.slice(0, 100)} may not use this server's forms; open ${new URL(c.req.url).origin} itself, or ask its operator to add that origin to ALLOWED_ORIGINS`,
@@ -158,7 +158,7 @@ function landingOriginGuard() {
 }
 
 /** PERMISSION_DENIED for a panel whose tool ENABLED_TOOLS leaves out, as the REST facade refuses its method. */
-function requireTool(tool: string) {
+function requireTool(tool: string): MiddlewareHandler<{ Bindings: Env }> {
   return requireToolFor(tool, "panel");
 }
 
