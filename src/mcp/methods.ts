@@ -2,6 +2,7 @@
 // in sight. The 2026-07-28 handler (stateless.ts) and the 2025-era session
 // (legacy-session.ts) install this one table on their SDK's Server, so both
 // eras list and run the same tools and resources, with the same errors.
+import { quoted } from "../text/quote.ts";
 import { z } from "zod";
 import { ReadConsistency } from "../d1/sessions.ts";
 import { AlmanacError, toAlmanacError } from "../errors.ts";
@@ -102,8 +103,8 @@ export function almanacMethods(env: Env, reads: ReadConsistency = new ReadConsis
       if (!tool) {
         throw new McpMethodError(
           INVALID_PARAMS,
-          `NOT_FOUND: no tool named "${name.slice(0, 100)}" on this server; its tools are ${tools.map((each) => each.name).join(", ")} (see tools/list)`,
-          { status: "NOT_FOUND", name },
+          `NOT_FOUND: no tool named "${quoted(name)}" on this server; its tools are ${tools.map((each) => each.name).join(", ")} (see tools/list)`,
+          { status: "NOT_FOUND", name: quoted(name) },
         );
       }
       return callTool(env, tool, args, reads);
@@ -193,8 +194,9 @@ function describeIssues(issues: readonly z.core.$ZodIssue[]): string {
   return issues
     .filter((issue) => issue.code === "invalid_type" || !mistyped.has(key(issue)))
     .map((issue) => {
-      if (issue.code === "unrecognized_keys") return `unknown argument ${issue.keys.map((name) => `"${name}"`).join(", ")}; see the tool's input schema`;
-      const field = key(issue);
+      if (issue.code === "unrecognized_keys") return `unknown argument ${issue.keys.slice(0, 20).map((name) => `"${quoted(name)}"`).join(", ")}${issue.keys.length > 20 ? ` and ${issue.keys.length - 20} more` : ""}; see the tool's input schema`;
+      // A path may hold keys the caller made up (a params key): quoted like any echo.
+      const field = quoted(key(issue));
       const message = issue.code === "invalid_type" ? `expected ${withArticle(issue.expected)}, not ${withArticle(jsonType(issue.input))}` : issue.message;
       return field && !message.startsWith(field.split(".")[0] ?? "") ? `${field}: ${message}` : message;
     })

@@ -1,4 +1,5 @@
 import type { MiddlewareHandler } from "hono";
+import { quoted } from "../text/quote.ts";
 import { AlmanacError } from "../errors.ts";
 import { hostRefusal, originIsAllowed } from "../http/browser-origins.ts";
 import { refusal } from "../http/refusal.ts";
@@ -20,7 +21,7 @@ export function originGuard(): MiddlewareHandler<{ Bindings: Env }> {
     if (badHost) return forbidden(badHost);
     const origin = c.req.header("origin");
     if (origin !== undefined && !originIsAllowed(c.env, origin, c.req.raw)) {
-      return forbidden(`Origin "${origin}" may not call this MCP server; its operator can allow it by adding it to ALLOWED_ORIGINS`);
+      return forbidden(`Origin "${quoted(origin)}" may not call this MCP server; its operator can allow it by adding it to ALLOWED_ORIGINS`);
     }
     await next();
   };

@@ -3,6 +3,7 @@
 // belongs to, so routing can never disagree with the modern handler.
 import { isLegacyRequest } from "@modelcontextprotocol/server";
 import type { Handler } from "hono";
+import { withBoundedErrors } from "./bounded-errors.ts";
 import { answerWithin } from "./deadline.ts";
 import { serveLegacySession } from "./legacy-session.ts";
 import { serveStateless } from "./stateless.ts";
@@ -34,8 +35,8 @@ export function mcpEndpoint(): Handler<{ Bindings: Env }> {
  */
 export async function serveMcp(request: Request, env: Env, ctx: ExecutionContext, parsedBody?: unknown): Promise<Response> {
   const served = withoutQuery(request);
-  if (await isLegacyRequest(served, parsedBody)) return serveLegacySession(served, env, ctx);
-  return serveStateless(served, env);
+  if (await isLegacyRequest(served, parsedBody)) return withBoundedErrors(await serveLegacySession(served, env, ctx));
+  return withBoundedErrors(await serveStateless(served, env));
 }
 
 /**
