@@ -2,7 +2,7 @@
 import { prepareSite, type PreparedSite, type Site } from "../src/documents/ingest.ts";
 import { syncDocuments, type SyncReport, type WriteProgress } from "../src/documents/sync.ts";
 import { PAGE_EXTENSION } from "../src/documents/names.ts";
-import { listFiles, readFiles } from "./files.ts";
+import { listFolder, readFiles } from "./files.ts";
 import { describeSync } from "./report.ts";
 import { describeMarkupCounts } from "../src/markdown/site-markup.ts";
 import { DEFAULT_CORPUS } from "../src/documents/default-corpus.ts";
@@ -38,12 +38,13 @@ export async function ingestDocsFolder(
   site: Site,
   options: { prune: boolean; progress?: (line: string) => void },
 ): Promise<DocsIngestResult> {
-  const paths = await listFiles(dir, PAGE_EXTENSION);
+  const { files: paths, skipped: notFiles } = await listFolder(dir, PAGE_EXTENSION);
   if (paths.length === 0) throw new Error(`${dir} has no .md, .mdx or .markdown files`);
   const { progress } = options;
-  const { documents, skipped } = await prepareSite(await readFiles(dir, paths), site, (prepared, total) => {
+  const { documents, skipped: empty } = await prepareSite(await readFiles(dir, paths), site, (prepared, total) => {
     if (progress && total > PROGRESS_EVERY && (prepared % PROGRESS_EVERY === 0 || prepared === total)) progress(`prepared ${prepared}/${total} pages`);
   });
+  const skipped = [...notFiles, ...empty];
   const cleaned = documents
     .map((doc) => ({ path: doc.path, summary: describeMarkupCounts(doc.markupRemoved) }))
     .filter((page) => page.summary !== "");
@@ -67,7 +68,7 @@ export function describeWriteProgress(progress: WriteProgress, elapsedMs: number
 /** One line a person can read: what changed. */
 export function describeDocsIngest(baseUri: string, result: DocsIngestResult): string {
   const parts = [describeSync(result)];
-  if (result.skipped.length > 0) parts.push(`${result.skipped.length} skipped (empty)`);
+  if (result.skipped.length > 0) parts.push(`${result.skipped.length} skipped`);
   if (result.cleaned.length > 0) parts.push(`site markup stripped from ${result.cleaned.length} pages`);
   return `${baseUri}: ${parts.join(", ")}`;
 }
