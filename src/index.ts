@@ -9,13 +9,14 @@ import { readJsonRpcMessage } from "./mcp/json-rpc-message.ts";
 import { originGuard } from "./mcp/origin-guard.ts";
 import { checkJsonRpcMessages, checkMcpRequest } from "./mcp/request-checks.ts";
 import { mcpEndpoint } from "./mcp/serve.ts";
+import { SessionRegistry } from "./mcp/session-registry.ts";
 import { serverTiming } from "./observability/server-timing.ts";
 import { mcpAnswerQuota } from "./quota/answer-quota.ts";
 import { QuotaCounter } from "./quota/quota-counter.ts";
 import { restApi } from "./rest/routes.ts";
 import { landingSite } from "./web/routes.tsx";
 
-export { AlmanacMcp, QuotaCounter };
+export { AlmanacMcp, QuotaCounter, SessionRegistry };
 
 const app = new Hono<{ Bindings: Env }>();
 app.onError(errorHandler);
