@@ -8,11 +8,16 @@ import { describeMarkupCounts } from "../src/markdown/site-markup.ts";
 import { DEFAULT_CORPUS } from "../src/documents/default-corpus.ts";
 
 /**
- * Refuses a user's base URI inside the default corpus's: `npm start` prunes
- * that base URI to match corpus/docs, so pages put there would be deleted.
+ * Refuses a user's base URI inside the default corpus's, under any scheme:
+ * `npm start` prunes that base URI to match corpus/docs, so pages put there
+ * would be deleted, and a document name has no scheme (http://almanac.dev/docs/x
+ * and https://almanac.dev/docs/x are the same page).
  */
 export function refuseDefaultCorpusBase(site: Site): void {
-  if (site.baseUri === DEFAULT_CORPUS.baseUri || site.baseUri.startsWith(`${DEFAULT_CORPUS.baseUri}/`)) {
+  const withoutScheme = (uri: string) => uri.replace(/^[a-z][a-z0-9+.-]*:\/\//i, "");
+  const reserved = withoutScheme(DEFAULT_CORPUS.baseUri);
+  const asked = withoutScheme(site.baseUri);
+  if (asked === reserved || asked.startsWith(`${reserved}/`)) {
     throw new Error(`--base-uri ${site.baseUri} is reserved for Almanac's own documentation, which npm start loads; use your documentation's own URL`);
   }
 }
