@@ -12,10 +12,11 @@ export const SESSION_IDLE_MS = 60 * 60 * 1000;
 
 /**
  * The most sessions one caller (an API key, or an anonymous address) may
- * hold open at once. Every MCP client keeps one session per server while it
- * runs, so fifty covers an office of clients behind one address or sharing
- * one key; a caller opening sessions in a loop stops at fifty instead of
- * leaving a Durable Object store behind per request.
+ * hold open at once, unless MCP_SESSIONS_PER_CALLER says otherwise. Every
+ * MCP client keeps one session per server while it runs, so fifty covers an
+ * office of clients behind one address or sharing one key; a caller opening
+ * sessions in a loop stops at fifty instead of leaving a Durable Object
+ * store behind per request.
  */
 export const MAX_SESSIONS_PER_CALLER = 50;
 
@@ -41,11 +42,11 @@ export type Admission = { ok: true } | { ok: false; open: number; retryAfterSeco
 export class SessionRegistry extends DurableObject<Env> {
   private schemaReady = false;
 
-  /** Holds a place for a session about to be opened, if the caller is under the cap. */
-  async reserve(reservation: string, now: number): Promise<Admission> {
+  /** Holds a place for a session about to be opened, if the caller holds fewer than `cap`. */
+  async reserve(reservation: string, now: number, cap: number): Promise<Admission> {
     await this.expire(now);
     const open = this.count();
-    if (open >= MAX_SESSIONS_PER_CALLER) {
+    if (open >= cap) {
       const oldest = this.sql<{ last_ms: number }>("SELECT min(last_ms) AS last_ms FROM sessions")[0]?.last_ms ?? now;
       return { ok: false, open, retryAfterSeconds: Math.max(1, Math.ceil((oldest + SESSION_IDLE_MS - now) / 1000)) };
     }

@@ -4,6 +4,7 @@ import { env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test"
 import { exports } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
 import { createApiKey } from "../../src/auth/key-store.ts";
+import { sessionCap } from "../../src/mcp/session-binding.ts";
 import { MAX_SESSIONS_PER_CALLER, SESSION_IDLE_MS, sessionObjectName } from "../../src/mcp/session-registry.ts";
 import { loadCorpus } from "../documents/corpus.ts";
 import { MCP_URL, messages, openSession, post, toolCall } from "../quota/mcp-http.ts";
@@ -120,5 +121,14 @@ describe("idle sessions end", () => {
     expect((await post(ping(8), session)).status).toBe(200);
     await ageSessions("ip:203.0.113.62", 120_000);
     expect((await post(ping(9), session)).status).toBe(200);
+  });
+});
+
+describe("MCP_SESSIONS_PER_CALLER", () => {
+  it("sets the cap, and an unusable value means the default", () => {
+    expect(sessionCap({ MCP_SESSIONS_PER_CALLER: "3" })).toBe(3);
+    expect(sessionCap({ MCP_SESSIONS_PER_CALLER: "" })).toBe(MAX_SESSIONS_PER_CALLER);
+    expect(sessionCap({ MCP_SESSIONS_PER_CALLER: "0" })).toBe(MAX_SESSIONS_PER_CALLER);
+    expect(sessionCap({ MCP_SESSIONS_PER_CALLER: "many" })).toBe(MAX_SESSIONS_PER_CALLER);
   });
 });
