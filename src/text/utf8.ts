@@ -30,5 +30,9 @@ function firstInvalidByte(bytes: Uint8Array): number {
       high = middle - 1;
     }
   }
-  return low;
+  if (low < bytes.length) return low;
+  // Every prefix decodes: the text ends inside a sequence, which starts at the last byte that is not a continuation byte.
+  let start = bytes.length - 1;
+  while (start > 0 && ((bytes[start] ?? 0) & 0xc0) === 0x80) start -= 1;
+  return start;
 }

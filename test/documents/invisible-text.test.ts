@@ -69,6 +69,7 @@ describe("decodeText", () => {
   it("refuses binary files and invalid UTF-8, saying where", () => {
     expect(decodeText(new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x00, 0x01]))).toEqual({ problem: "is a binary file (a NUL byte at offset 4), not Markdown text" });
     expect(decodeText(new Uint8Array([0x61, 0x62, 0xff, 0x63]))).toEqual({ problem: "is not valid UTF-8 (at byte 2); save it as UTF-8" });
+    expect(decodeText(new Uint8Array([0x63, 0x61, 0x66, 0xe9]))).toEqual({ problem: "is not valid UTF-8 (at byte 3); save it as UTF-8" });
     expect(decodeText(new TextEncoder().encode("héllo"))).toEqual({ text: "héllo" });
   });
 });

@@ -120,7 +120,7 @@ describe("ingesting a folder, then npm start", () => {
         expect(content.length).toBeGreaterThan(10);
         expect(Math.max(...textLengths)).toBeLessThanOrEqual(24_000);
         // The page as ingestion stores it: the body after its front matter, with site markup stripped.
-        expect(content.join("\n")).toBe(cleanSiteMarkup(handbook().replace(/^---\n[\s\S]*?\n---\n/, "")).body);
+        expect(content.join("")).toBe(cleanSiteMarkup(handbook().replace(/^---\n[\s\S]*?\n---\n/, "")).body);
       }
       await server.stop();
     }
