@@ -3,17 +3,22 @@ import { prepareSite, type PreparedSite, type Site } from "../src/documents/inge
 import { syncDocuments, type WriteProgress } from "../src/documents/ingest/write-corpus.ts";
 import type { SyncReport } from "../src/sync-report.ts";
 import { PAGE_EXTENSION } from "../src/documents/names.ts";
-import { listFiles, readFiles } from "./files.ts";
+import { listFolder, readFiles } from "./files.ts";
 import { describeSync } from "./report.ts";
 import { describeMarkupCounts } from "../src/markdown/site-markup.ts";
 import { DEFAULT_CORPUS } from "../src/documents/default-corpus.ts";
 
 /**
- * Refuses a user's base URI inside the default corpus's: `npm start` prunes
- * that base URI to match corpus/docs, so pages put there would be deleted.
+ * Refuses a user's base URI inside the default corpus's, under any scheme:
+ * `npm start` prunes that base URI to match corpus/docs, so pages put there
+ * would be deleted, and a document name has no scheme (http://almanac.dev/docs/x
+ * and https://almanac.dev/docs/x are the same page).
  */
 export function refuseDefaultCorpusBase(site: Site): void {
-  if (site.baseUri === DEFAULT_CORPUS.baseUri || site.baseUri.startsWith(`${DEFAULT_CORPUS.baseUri}/`)) {
+  const withoutScheme = (uri: string) => uri.replace(/^[a-z][a-z0-9+.-]*:\/\//i, "");
+  const reserved = withoutScheme(DEFAULT_CORPUS.baseUri);
+  const asked = withoutScheme(site.baseUri);
+  if (asked === reserved || asked.startsWith(`${reserved}/`)) {
     throw new Error(`--base-uri ${site.baseUri} is reserved for Almanac's own documentation, which npm start loads; use your documentation's own URL`);
   }
 }
@@ -39,12 +44,13 @@ export async function ingestDocsFolder(
   site: Site,
   options: { prune: boolean; progress?: (line: string) => void },
 ): Promise<DocsIngestResult> {
-  const paths = await listFiles(dir, PAGE_EXTENSION);
+  const { files: paths, skipped: notFiles } = await listFolder(dir, PAGE_EXTENSION);
   if (paths.length === 0) throw new Error(`${dir} has no .md, .mdx or .markdown files`);
   const { progress } = options;
-  const { documents, skipped } = await prepareSite(await readFiles(dir, paths), site, (prepared, total) => {
+  const { documents, skipped: empty } = await prepareSite(await readFiles(dir, paths), site, (prepared, total) => {
     if (progress && total > PROGRESS_EVERY && (prepared % PROGRESS_EVERY === 0 || prepared === total)) progress(`prepared ${prepared}/${total} pages`);
   });
+  const skipped = [...notFiles, ...empty];
   const cleaned = documents
     .map((doc) => ({ path: doc.path, summary: describeMarkupCounts(doc.markupRemoved) }))
     .filter((page) => page.summary !== "");
@@ -68,7 +74,7 @@ export function describeWriteProgress(progress: WriteProgress, elapsedMs: number
 /** One line a person can read: what changed. */
 export function describeDocsIngest(baseUri: string, result: DocsIngestResult): string {
   const parts = [describeSync(result)];
-  if (result.skipped.length > 0) parts.push(`${result.skipped.length} skipped (empty)`);
+  if (result.skipped.length > 0) parts.push(`${result.skipped.length} skipped`);
   if (result.cleaned.length > 0) parts.push(`site markup stripped from ${result.cleaned.length} pages`);
   return `${baseUri}: ${parts.join(", ")}`;
 }

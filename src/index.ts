@@ -5,12 +5,13 @@ import { errorHandler } from "./http/error-handler.ts";
 import { notFound } from "./http/not-found.ts";
 import { AlmanacMcp } from "./mcp/legacy-session.ts";
 import { mcpApi } from "./mcp/routes.ts";
+import { SessionRegistry } from "./mcp/session-registry.ts";
 import { serverTiming } from "./observability/server-timing.ts";
 import { QuotaCounter } from "./quota/quota-counter.ts";
 import { restApi } from "./rest/routes.ts";
 import { landingSite } from "./web/routes.tsx";
 
-export { AlmanacMcp, QuotaCounter };
+export { AlmanacMcp, QuotaCounter, SessionRegistry };
 
 // Each transport is a sub-app with its own onError (JSON-RPC on /mcp, Google's error body on /v1, an HTML page on /);
 // the app's own answers /healthz and paths nothing serves.

@@ -64,7 +64,7 @@ describe("googleapis developerknowledge v1 against npm start", () => {
   });
 
   it("batch-gets documents in the order named", async () => {
-    const names = ["documents/almanac.dev/docs/configuration", "documents/almanac.dev/docs/filters", "documents/almanac.dev/docs/configuration"];
+    const names = ["documents/almanac.dev/docs/configuration", "documents/almanac.dev/docs/filters", "documents/almanac.dev/docs/getting-started"];
     const { data } = await client.documents.batchGet({ names, view: "DOCUMENT_VIEW_BASIC" });
     expect(data.documents?.map((document) => document.name)).toEqual(names);
   });
