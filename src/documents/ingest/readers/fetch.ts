@@ -36,7 +36,8 @@ export async function fetchWithin(url: string, timeoutMs: number, options: { fet
     const timedOut = error instanceof Error && (error.name === "TimeoutError" || error.name === "AbortError");
     throw new FetchProblem(timedOut ? `${url}: no answer within ${timeoutMs / 1000} s` : `${url}: ${error instanceof Error ? error.message : String(error)}`);
   }
-  if (!response.ok && response.type !== "opaqueredirect") {
+  const redirectKept = options.redirect === "manual" && response.status >= 300 && response.status < 400;
+  if (!response.ok && !redirectKept) {
     await response.body?.cancel().catch(() => undefined);
     throw new FetchProblem(`${url}: HTTP ${response.status}${response.statusText ? ` ${response.statusText}` : ""}`);
   }
@@ -45,9 +46,11 @@ export async function fetchWithin(url: string, timeoutMs: number, options: { fet
 
 /**
  * The body of `response` as text, refused past `maxBytes` (counted as it
- * arrives, so a page that never ends costs at most that much).
+ * arrives, so a page that never ends costs at most that much) or when it has
+ * not finished `timeoutMs` after the call: the reader keeps its own clock
+ * rather than trust every fetch to abort a body.
  */
-export async function readTextWithin(url: string, response: Response, maxBytes: number): Promise<string> {
+export async function readTextWithin(url: string, response: Response, maxBytes: number, timeoutMs: number): Promise<string> {
   const declared = Number(response.headers.get("content-length") ?? Number.NaN);
   if (declared > maxBytes) {
     await response.body?.cancel().catch(() => undefined);
@@ -57,9 +60,13 @@ export async function readTextWithin(url: string, response: Response, maxBytes: 
   const reader = response.body.getReader();
   const parts: Uint8Array[] = [];
   let total = 0;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new FetchProblem(`${url}: the body did not finish within ${timeoutMs / 1000} s`)), timeoutMs);
+  });
   try {
     for (;;) {
-      const { done, value } = await reader.read();
+      const { done, value } = await Promise.race([reader.read(), late]);
       if (done) break;
       total += value.byteLength;
       if (total > maxBytes) {
@@ -69,9 +76,12 @@ export async function readTextWithin(url: string, response: Response, maxBytes: 
       parts.push(value);
     }
   } catch (error) {
+    await reader.cancel().catch(() => undefined);
     if (error instanceof FetchProblem) throw error;
     const timedOut = error instanceof Error && (error.name === "TimeoutError" || error.name === "AbortError");
     throw new FetchProblem(timedOut ? `${url}: the body did not finish in time` : `${url}: ${error instanceof Error ? error.message : String(error)}`);
+  } finally {
+    clearTimeout(timer);
   }
   const bytes = new Uint8Array(total);
   let at = 0;

@@ -225,6 +225,7 @@ export async function readLlmsPages(url: string, options: LlmsReadOptions = {}):
  * (FetchProblem): an llms.txt links Markdown.
  */
 async function fetchMarkdown(url: string, origin: string, limits: LlmsLimits, maxBytes: number, fetcher?: Fetcher): Promise<string> {
+  const started = Date.now();
   let current = url;
   for (let hop = 0; hop <= MAX_REDIRECTS; hop += 1) {
     const response = await fetchWithin(current, limits.timeoutMs, { fetch: fetcher, accept: "text/markdown, text/plain;q=0.9, */*;q=0.1", redirect: "manual" });
@@ -246,7 +247,7 @@ async function fetchMarkdown(url: string, origin: string, limits: LlmsLimits, ma
       await response.body?.cancel().catch(() => undefined);
       throw new FetchProblem(`${current}: ${type.split(";")[0]}, not Markdown`);
     }
-    const text = await readTextWithin(current, response, maxBytes);
+    const text = await readTextWithin(current, response, maxBytes, Math.max(1, limits.timeoutMs - (Date.now() - started)));
     if (/^\s*<(!doctype html|html)[\s>]/i.test(text)) throw new FetchProblem(`${current}: an HTML page, not Markdown; read HTML sites with npm run ingest -- site`);
     return text;
   }
@@ -263,23 +264,33 @@ const SOURCE_LINE = /^\s*(?:source|url):\s*<?(\S+?)>?\s*$/i;
  * else `<file path without .txt>/<heading slug>`.
  */
 export function splitLlmsFull(text: string, fileUrl: URL): LlmsPages {
-  const lines = markdownLines(text);
+  const all = markdownLines(text);
+  // An llms.txt-style header (an H1 then a blockquote) is the file's title and summary, not a page.
+  const nonEmpty = all.map((line, index) => ({ line, index })).filter(({ line }) => line.text.trim() !== "");
+  const [first, second] = nonEmpty;
+  let title = "";
+  let summary = "";
+  let bodyStart = 0;
+  if (first?.line.heading?.level === 1 && second && /^\s*>/.test(second.line.text)) {
+    title = first.line.heading.text;
+    let end = second.index;
+    const quoted: string[] = [];
+    for (let quote = all[end]?.text; quote !== undefined && /^\s*>/.test(quote); end += 1, quote = all[end]?.text) {
+      quoted.push(quote.replace(/^\s*>\s?/, ""));
+    }
+    summary = quoted.join(" ").trim();
+    bodyStart = end;
+  }
+  const lines = all.slice(bodyStart);
   const counts = new Map<number, number>();
   for (const line of lines) if (line.heading) counts.set(line.heading.level, (counts.get(line.heading.level) ?? 0) + 1);
   const level = [1, 2, 3, 4, 5, 6].find((candidate) => (counts.get(candidate) ?? 0) > 1) ?? [...counts.keys()].sort()[0];
   if (level === undefined) throw new LlmsRefused(`${fileUrl.href} has no headings to split into pages; an llms-full.txt holds one "# Title" section per page`);
   const sections: { heading: string; lines: string[] }[] = [];
-  let title = "";
-  const preamble: string[] = [];
   for (const line of lines) {
-    if (line.heading?.level === level) {
-      sections.push({ heading: line.heading.text, lines: [line.text] });
-      continue;
-    }
-    if (line.heading?.level === 1 && !title) title = line.heading.text;
-    const current = sections[sections.length - 1];
-    if (current) current.lines.push(line.text);
-    else preamble.push(line.text);
+    if (line.heading?.level === level) sections.push({ heading: line.heading.text, lines: [line.text] });
+    // What comes before the first page's heading is the file's preamble, not a page.
+    else sections[sections.length - 1]?.lines.push(line.text);
   }
   const base = pagePathOf(fileUrl).replace(/\.txt$/i, "");
   const pages: LlmsPages["pages"] = [];
@@ -314,6 +325,5 @@ export function splitLlmsFull(text: string, fileUrl: URL): LlmsPages {
     // The heading is the page's title even when the file splits at H2 (prepareSite titles from front matter, then an H1).
     pages.push({ path: unique, text: `---\ntitle: ${JSON.stringify(section.heading)}\n---\n${body.join("\n").trim()}\n`, url: url || new URL(`/${unique}`, fileUrl).href });
   }
-  const summary = preamble.map((line) => /^\s*>\s?(.*)$/.exec(line)?.[1]).filter((line) => line !== undefined).join(" ").trim();
   return { kind: "llms-full.txt", title, summary, pages, skipped, capped: [] };
 }
