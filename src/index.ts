@@ -13,6 +13,7 @@ import { serverTiming } from "./observability/server-timing.ts";
 import { mcpAnswerQuota } from "./quota/answer-quota.ts";
 import { QuotaCounter } from "./quota/quota-counter.ts";
 import { restApi } from "./rest/routes.ts";
+import { llmsTxtSite } from "./web/llms-txt.ts";
 import { landingSite } from "./web/routes.tsx";
 
 export { AlmanacMcp, QuotaCounter };
@@ -29,5 +30,7 @@ app.all("/mcp", mcpEndpoint());
 app.route("/", restApi());
 // The landing page and its "Try it" panels; restBasePath is where the REST facade above is mounted.
 app.route("/", landingSite({ mcpPath: "/mcp", restBasePath: "/v1" }));
+// The corpus for other tools in llms.txt form, each page's Markdown at /documents/<host>/<path>.md.
+app.route("/", llmsTxtSite());
 
 export default app;

@@ -140,7 +140,7 @@ export async function readArchivePages(body: ReadableStream<Uint8Array>, options
   const strip = (path: string) => (topFolder ? path.slice(topFolder.length + 1) : path);
   const under = (path: string) => (folder === "" ? path : path.startsWith(`${folder}/`) ? path.slice(folder.length + 1) : undefined);
   // Kept as readFile(…, "utf8") reads a folder's files: a byte-order mark stays, so the pages are the folder's exactly.
-  const decoder = new TextDecoder("utf-8", { ignoreBOM: true });
+  const decoder = new TextDecoder("utf-8", { fatal: false, ignoreBOM: true });
   const pages: ArchivePages["pages"] = [];
   for (const { path, bytes } of kept) {
     const relative = under(strip(path));

@@ -23,7 +23,7 @@ export type Fetcher = (input: Request | string | URL, init?: RequestInit) => Pro
  * body's reading included: the signal stays armed until it is read).
  * Throws FetchProblem for a network failure, a timeout or a non-2xx status.
  */
-export async function fetchWithin(url: string, timeoutMs: number, options: { fetch?: Fetcher; accept?: string; redirect?: RequestRedirect } = {}): Promise<Response> {
+export async function fetchWithin(url: string, timeoutMs: number, options: { fetch?: Fetcher; accept?: string; redirect?: "follow" | "manual" } = {}): Promise<Response> {
   const fetcher = options.fetch ?? fetch;
   let response: Response;
   try {
@@ -60,7 +60,7 @@ export async function readTextWithin(url: string, response: Response, maxBytes: 
   const reader = response.body.getReader();
   const parts: Uint8Array[] = [];
   let total = 0;
-  let timer: ReturnType<typeof setTimeout> | undefined;
+  let timer: ReturnType<typeof setTimeout> | null = null;
   const late = new Promise<never>((_, reject) => {
     timer = setTimeout(() => reject(new FetchProblem(`${url}: the body did not finish within ${timeoutMs / 1000} s`)), timeoutMs);
   });
@@ -81,7 +81,7 @@ export async function readTextWithin(url: string, response: Response, maxBytes: 
     const timedOut = error instanceof Error && (error.name === "TimeoutError" || error.name === "AbortError");
     throw new FetchProblem(timedOut ? `${url}: the body did not finish in time` : `${url}: ${error instanceof Error ? error.message : String(error)}`);
   } finally {
-    clearTimeout(timer);
+    if (timer !== null) clearTimeout(timer);
   }
   const bytes = new Uint8Array(total);
   let at = 0;
@@ -89,7 +89,7 @@ export async function readTextWithin(url: string, response: Response, maxBytes: 
     bytes.set(part, at);
     at += part.byteLength;
   }
-  return new TextDecoder("utf-8", { ignoreBOM: true }).decode(bytes);
+  return new TextDecoder("utf-8", { fatal: false, ignoreBOM: true }).decode(bytes);
 }
 
 /**

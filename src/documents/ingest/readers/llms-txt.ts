@@ -103,7 +103,7 @@ export function parseLlmsTxt(text: string, baseUrl: string): LlmsTxt {
       continue;
     }
     if (line.text.trim() !== "" && summary.length > 0) inSummary = false;
-    const item = /^\s*[-*+]\s+\[([^\]]*)\]\(\s*<?([^)\s>]+)>?(?:\s+"[^"]*")?\s*\)\s*(?::\s*(.*))?$/.exec(line.text);
+    const item = /^\s*[-*+]\s+\[((?:\\.|[^\]\\])*)\]\(\s*<?([^)\s>]+)>?(?:\s+"[^"]*")?\s*\)\s*(?::\s*(.*))?$/.exec(line.text);
     if (!section || !item) continue;
     let url: string;
     try {
@@ -111,7 +111,7 @@ export function parseLlmsTxt(text: string, baseUrl: string): LlmsTxt {
     } catch {
       continue;
     }
-    links.push({ title: (item[1] ?? "").trim(), url, notes: (item[3] ?? "").trim(), section });
+    links.push({ title: (item[1] ?? "").replace(/\\(.)/g, "$1").trim(), url, notes: (item[3] ?? "").trim(), section });
   }
   return { title, summary: summary.join(" ").trim(), links };
 }
