@@ -46,6 +46,7 @@ export async function ingestArchive(
 }
 
 const mib = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
+const cap = (bytes: number) => `${Math.round(bytes / 1024 / 1024)} MiB`;
 
 /** What was read from the archive, and the caps it ran under: the line after the summary. */
 export function describeArchiveRead(result: ArchiveIngestResult): string[] {
@@ -53,7 +54,7 @@ export function describeArchiveRead(result: ArchiveIngestResult): string[] {
   const top = archive.topFolder ? `, top folder ${archive.topFolder}/ stripped` : "";
   return [
     `  read ${archive.pages.length} pages from ${archive.entries} archive entries (${mib(archive.expandedBytes)} expanded${top}) in ${result.seconds.toFixed(1)} s;` +
-      ` caps: ${mib(DEFAULT_ARCHIVE_LIMITS.maxExpandedBytes)} expanded, ${mib(DEFAULT_ARCHIVE_LIMITS.maxPageBytes)} a page, ${mib(DEFAULT_ARCHIVE_LIMITS.maxTotalPageBytes)} of pages`,
+      ` caps: ${cap(DEFAULT_ARCHIVE_LIMITS.maxExpandedBytes)} expanded, ${cap(DEFAULT_ARCHIVE_LIMITS.maxPageBytes)} a page, ${cap(DEFAULT_ARCHIVE_LIMITS.maxTotalPageBytes)} of pages`,
     ...archive.skipped.map((entry) => `  ${entry.path}: skipped, ${entry.reason}`),
   ];
 }
