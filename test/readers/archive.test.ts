@@ -106,6 +106,12 @@ describe("refusing hostile archives as a whole", () => {
     expect(String(await refusal(entries, { limits }))).toContain("expands past 65536 bytes (the expansion cap)");
   });
 
+  it("refuses an archive expanding past the ratio cap inside one entry, before its end", async () => {
+    const limits = { ...DEFAULT_ARCHIVE_LIMITS, ratioFloorBytes: 1024 * 1024, maxExpansionRatio: 50 };
+    const error = await refusal([{ path: "r/zeros.bin", body: new Uint8Array(16 * 1024 * 1024) }, { path: "r/page.md", body: "# After" }], { limits });
+    expect(String(error)).toMatch(/expands more than 50 times its compressed size \(.+ to over .+, the expansion-ratio cap\): a decompression bomb; nothing was written/);
+  });
+
   it("refuses pages past the total pages cap", async () => {
     const limits = { ...DEFAULT_ARCHIVE_LIMITS, maxTotalPageBytes: 3000 };
     const entries = Array.from({ length: 5 }, (_, i) => ({ path: `r/${i}.md`, body: "x".repeat(1000) }));

@@ -13,6 +13,9 @@ export interface ArchiveLimits {
   maxPageBytes: number;
   /** Bytes of pages kept in total; past it the archive is refused. */
   maxTotalPageBytes: number;
+  /** How many times its gzipped size an archive may expand once past `ratioFloorBytes`; more is a bomb. */
+  maxExpansionRatio: number;
+  ratioFloorBytes: number;
 }
 
 /**
@@ -20,12 +23,18 @@ export interface ArchiveLimits {
  * times over, while a decompression bomb (1 GB of zeros is ~1 MB gzipped) is
  * refused after at most that much work, usually at its first header. 8 MiB a
  * page is 30 times the largest page of the corpora Almanac is measured on;
- * 128 MiB of pages is what one ingestion holds in memory at most.
+ * 128 MiB of pages is what one ingestion holds in memory at most. Source
+ * trees gzip 3 to 10 times, repetitive text (JSON fixtures) up to ~50; zeros
+ * ~1000: past 64 MiB expanded, 100 times the compressed bytes read so far
+ * (the decompressor reads ahead, so a small bomb trips it near 100 MiB) is a
+ * bomb, refused after a fifth of the work the 512 MiB cap would take.
  */
 export const DEFAULT_ARCHIVE_LIMITS: ArchiveLimits = {
   maxExpandedBytes: 512 * 1024 * 1024,
   maxPageBytes: 8 * 1024 * 1024,
   maxTotalPageBytes: 128 * 1024 * 1024,
+  maxExpansionRatio: 100,
+  ratioFloorBytes: 64 * 1024 * 1024,
 };
 
 /** An archive Almanac refuses as a whole: hostile, too large, or not an archive. Nothing is written. */
@@ -81,7 +90,7 @@ export async function readArchivePages(body: ReadableStream<Uint8Array>, options
   let entries = 0;
   let keptBytes = 0;
 
-  const tar = await gunzipIfGzip(body);
+  const tar = await gunzipIfGzip(body, limits);
   let consumed: number;
   try {
     ({ consumed } = await readTar(
@@ -181,8 +190,12 @@ export async function downloadArchive(url: string, options: { fetch?: Fetcher; t
   return response.body;
 }
 
-/** The tar stream inside `body`: gunzipped when it starts with gzip's magic bytes. */
-async function gunzipIfGzip(body: ReadableStream<Uint8Array>): Promise<ReadableStream<Uint8Array>> {
+/**
+ * The tar stream inside `body`: gunzipped when it starts with gzip's magic
+ * bytes, behind a guard that errors the stream (ArchiveRefused) the moment
+ * the expansion passes its cap or its ratio, even inside one entry.
+ */
+async function gunzipIfGzip(body: ReadableStream<Uint8Array>, limits: ArchiveLimits): Promise<ReadableStream<Uint8Array>> {
   const reader = body.getReader();
   let first: Uint8Array = new Uint8Array(0);
   // Two bytes decide; a first chunk may be shorter.
@@ -194,21 +207,40 @@ async function gunzipIfGzip(body: ReadableStream<Uint8Array>): Promise<ReadableS
     joined.set(value, first.byteLength);
     first = joined;
   }
+  let compressed = 0;
   const replayed = new ReadableStream<Uint8Array>({
     start(controller) {
+      compressed += first.byteLength;
       if (first.byteLength > 0) controller.enqueue(first);
     },
     async pull(controller) {
       const { done, value } = await reader.read();
-      if (done) controller.close();
-      else controller.enqueue(value);
+      if (done) return controller.close();
+      compressed += value.byteLength;
+      controller.enqueue(value);
     },
     cancel(reason) {
       return reader.cancel(reason);
     },
   });
-  const isGzip = first[0] === 0x1f && first[1] === 0x8b;
-  return isGzip ? replayed.pipeThrough(new DecompressionStream("gzip") as unknown as ReadableWritablePair<Uint8Array, Uint8Array>) : replayed;
+  if (!(first[0] === 0x1f && first[1] === 0x8b)) return replayed;
+  let expanded = 0;
+  const guard = new TransformStream<Uint8Array, Uint8Array>({
+    transform(chunk, controller) {
+      expanded += chunk.byteLength;
+      // The tar reader weighs each entry's declared size first; this catches what happens inside one.
+      if (expanded > limits.maxExpandedBytes + 1024 * 1024) {
+        throw new ArchiveRefused(`the archive expands past ${mib(limits.maxExpandedBytes)} (the expansion cap); a decompression bomb, or a repository far larger than its documentation; nothing was written`);
+      }
+      if (expanded > limits.ratioFloorBytes && expanded > compressed * limits.maxExpansionRatio) {
+        throw new ArchiveRefused(
+          `the archive expands more than ${limits.maxExpansionRatio} times its compressed size (${mib(compressed)} to over ${mib(expanded)}, the expansion-ratio cap): a decompression bomb; nothing was written`,
+        );
+      }
+      controller.enqueue(chunk);
+    },
+  });
+  return replayed.pipeThrough(new DecompressionStream("gzip") as unknown as ReadableWritablePair<Uint8Array, Uint8Array>).pipeThrough(guard);
 }
 
 /** A `--path` folder: relative, no `..`, with "/" separators and no slashes at the ends. */
