@@ -3,7 +3,7 @@
 // npm run ingest -- llms <URL of llms.txt|llms-full.txt> [--base-uri <URI>] [--skip-optional] [--data-source <host>] [--prune] [--remote] [--persist-to <dir>]
 // npm run ingest -- library <dir> [--library <name>] [--prune] [--remote] [--persist-to <dir>]
 import { parseArgs } from "node:util";
-import { siteFor } from "../src/documents/ingest.ts";
+import { siteFor } from "../src/documents/ingest/prepare-pages.ts";
 import { describeDocsIngest, describeDocsPages, ingestDocsFolder, refuseDefaultCorpusBase } from "./ingest-docs.ts";
 import { describeArchiveRead, ingestArchive } from "./ingest-archive.ts";
 import { describeLlmsRead, ingestLlms } from "./ingest-llms.ts";
