@@ -11,7 +11,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { listFiles, readFiles } from "../cli/files.ts";
-import { prepareSite, siteFor } from "../src/documents/ingest.ts";
+import { prepareSite, siteFor } from "../src/documents/ingest/prepare-pages.ts";
 import { readArchivePages } from "../src/documents/ingest/readers/archive.ts";
 import { PAGE_EXTENSION } from "../src/documents/names.ts";
 import { tarHeader } from "../test/readers/tar-writer.ts";

@@ -2,7 +2,7 @@
 // read by the Worker's own archive reader and ingested exactly as a folder is.
 import { openAsBlob } from "node:fs";
 import { stat } from "node:fs/promises";
-import type { Site } from "../src/documents/ingest.ts";
+import type { Site } from "../src/documents/ingest/prepare-pages.ts";
 import { type ArchivePages, DEFAULT_ARCHIVE_LIMITS, downloadArchive, readArchivePages } from "../src/documents/ingest/readers/archive.ts";
 import { type DocsIngestResult, ingestPages } from "./ingest-docs.ts";
 

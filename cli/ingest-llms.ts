@@ -1,6 +1,6 @@
 // `npm run ingest -- llms`: the pages an llms.txt links (or an llms-full.txt holds), read by the Worker's
 // own llms.txt reader and ingested as a folder of pages is.
-import { siteFor } from "../src/documents/ingest.ts";
+import { siteFor } from "../src/documents/ingest/prepare-pages.ts";
 import { type LlmsPages, readLlmsPages } from "../src/documents/ingest/readers/llms-txt.ts";
 import { type DocsIngestResult, ingestPages, refuseDefaultCorpusBase } from "./ingest-docs.ts";
 

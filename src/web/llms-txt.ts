@@ -2,9 +2,9 @@
 // (each page's Markdown), behind the landing page's browser rules.
 import { Hono } from "hono";
 import { readSession } from "../d1/sessions.ts";
-import { formatLlmsTxt, listCorpusForLlms, nameOfMarkdownPath, pageMarkdown } from "../documents/llms-txt.ts";
+import { formatLlmsTxt, listCorpusForLlms, nameOfMarkdownPath, pageMarkdown } from "../documents/read/llms-txt.ts";
 import { AlmanacError } from "../errors.ts";
-import { browserGuard } from "./browser-guard.ts";
+import { browserOriginGuard } from "../http/origin-guard.ts";
 
 /** The H1 of /llms.txt. */
 const SERVER_NAME = "Almanac";
@@ -20,7 +20,11 @@ const TEXT_HEADERS = { "Cache-Control": "public, max-age=60", "X-Content-Type-Op
  */
 export function llmsTxtSite(): Hono<{ Bindings: Env }> {
   const site = new Hono<{ Bindings: Env }>();
-  for (const path of ["/llms.txt", "/documents/*"]) site.use(path, browserGuard());
+  // The landing page's rules (src/http/origin-guard.ts): a rebound Host or another site's page reads nothing.
+  const guard = browserOriginGuard(
+    (origin, c) => `a page on ${origin.slice(0, 100)} may not read this server's pages; fetch ${new URL(c.req.url).origin} without a browser, or ask its operator to add that origin to ALLOWED_ORIGINS`,
+  );
+  for (const path of ["/llms.txt", "/documents/*"]) site.use(path, guard);
   site.get("/llms.txt", async (c) => {
     const listing = await listCorpusForLlms(readSession(c.env.DB));
     const text = formatLlmsTxt(listing, { serverName: SERVER_NAME, origin: new URL(c.req.url).origin });

@@ -2,7 +2,7 @@
 // answered by a Request → Response handler (what a Worker's service binding is).
 import { describe, expect, it } from "vitest";
 import packageJson from "../../package.json";
-import { prepareSite, siteFor } from "../../src/documents/ingest.ts";
+import { prepareSite, siteFor } from "../../src/documents/ingest/prepare-pages.ts";
 import { ALMANAC_VERSION, READER_USER_AGENT, type Fetcher } from "../../src/documents/ingest/readers/fetch.ts";
 import { DEFAULT_LLMS_LIMITS, LlmsRefused, parseLlmsTxt, readLlmsPages } from "../../src/documents/ingest/readers/llms-txt.ts";
 
@@ -176,19 +176,26 @@ describe("reading an llms.txt", () => {
       const { pathname } = new URL(new Request(input).url);
       if (pathname === "/llms.txt") return new Response("# X\n## Docs\n- [Big](/big.md)\n- [Slow](/slow.md)\n- [Ok](/ok.md)\n");
       if (pathname === "/ok.md") return new Response("# Ok");
-      const chunk = new TextEncoder().encode("x".repeat(1024));
+      // /big.md sends 100 KiB at once; /slow.md a kilobyte every 50 ms, for ever.
+      const big = pathname === "/big.md";
+      const chunk = new TextEncoder().encode("x".repeat(big ? 100 * 1024 : 1024));
       const body = new ReadableStream<Uint8Array>({
         async pull(controller) {
-          if (pathname === "/slow.md") await new Promise((resolve) => setTimeout(resolve, 50));
+          if (!big) await new Promise((resolve) => setTimeout(resolve, 50));
           controller.enqueue(chunk);
         },
       });
       return new Response(body, { headers: { "content-type": "text/markdown" } });
     };
-    const limits = { ...DEFAULT_LLMS_LIMITS, maxPageBytes: 64 * 1024, timeoutMs: 500 };
+    const limits = { ...DEFAULT_LLMS_LIMITS, maxPageBytes: 64 * 1024, timeoutMs: 2_000 };
     const read = await readLlmsPages("https://docs.test/llms.txt", { fetch: endless, limits });
     expect(read.pages.map((page) => page.path)).toEqual(["ok.md"]);
-    expect(read.skipped.map((page) => page.reason)).toEqual(["more than 65536 bytes, over the cap a page", "the body did not finish within 0.5 s"]);
+    expect(new Map(read.skipped.map((page) => [page.path, page.reason]))).toEqual(
+      new Map([
+        ["https://docs.test/big.md", "more than 65536 bytes, over the cap a page"],
+        ["https://docs.test/slow.md", "the body did not finish within 2 s"],
+      ]),
+    );
   });
 
   it("says what is wrong with an llms.txt it cannot use", async () => {

@@ -1,10 +1,10 @@
 // GET /llms.txt and each page's Markdown through the Worker's own fetch handler.
 import { env } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
-import { listCorpusForLlms, formatLlmsTxt } from "../../src/documents/llms-txt.ts";
+import { listCorpusForLlms, formatLlmsTxt } from "../../src/documents/read/llms-txt.ts";
 import { parseLlmsTxt } from "../../src/documents/ingest/readers/llms-txt.ts";
-import { prepareSite, siteFor } from "../../src/documents/ingest.ts";
-import { syncDocuments } from "../../src/documents/sync.ts";
+import { prepareSite, siteFor } from "../../src/documents/ingest/prepare-pages.ts";
+import { syncDocuments } from "../../src/documents/ingest/write-corpus.ts";
 import app from "../../src/index.ts";
 import { loadCorpus } from "../documents/corpus.ts";
 import { ORIGIN, getPage } from "./page.ts";

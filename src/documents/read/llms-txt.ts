@@ -2,9 +2,9 @@
 // can read Almanac the way Almanac reads a site: per data source, its pages
 // as links to their Markdown. Bounded: a corpus of any size gives a file of
 // at most MAX_LLMS_LINKS links, with a note saying what is left out.
-import type { D1Reader } from "../d1/sessions.ts";
-import { timed } from "../observability/timings.ts";
-import { findDocuments } from "./store.ts";
+import type { D1Reader } from "../../d1/sessions.ts";
+import { timed } from "../../observability/timings.ts";
+import { findDocuments } from "./stored-documents.ts";
 
 /**
  * Links listed at most: about 200 KB of text, which an agent can read in one
