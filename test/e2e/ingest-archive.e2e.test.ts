@@ -132,7 +132,7 @@ describe("hostile archives: refused quickly, nothing written", () => {
       yield new Uint8Array(1024);
     }
     const run = await refused("bomb-many-entries", bomb(), 1);
-    expect(run.output).toMatch(/the archive expands more than 100 times its compressed size \(1\.\d MiB to over 1\d\d MiB, the expansion-ratio cap\): a decompression bomb; nothing was written/);
+    expect(run.output).toMatch(/the archive expands more than 100 times its compressed size \([\d.]+ MiB to over \d+ MiB, the expansion-ratio cap\): a decompression bomb; nothing was written/);
   });
 
   it("finds nothing in a gzip of zeros that is no archive at all", { timeout: 120_000 }, async () => {
