@@ -46,11 +46,33 @@ export async function ingestDocsFolder(
 ): Promise<DocsIngestResult> {
   const { files: paths, skipped: notFiles } = await listFolder(dir, PAGE_EXTENSION);
   if (paths.length === 0) throw new Error(`${dir} has no .md, .mdx or .markdown files`);
+  return ingestPages(db, await readFiles(dir, paths), site, { ...options, notPages: notFiles });
+}
+
+/**
+ * Ingests pages however they were read (a folder, an archive, an llms.txt),
+ * with the page handling and the all-or-nothing sync of a folder.
+ * `refuseEmpty` makes a run whose pages all turn out empty fail, saying so,
+ * instead of syncing nothing (which --prune would take as "remove all").
+ */
+export async function ingestPages(
+  db: D1Database,
+  pages: readonly { path: string; text: string }[],
+  site: Site,
+  options: {
+    prune: boolean;
+    progress?: (line: string) => void;
+    refuseEmpty?: string;
+    /** Entries the reader passed over (links, FIFOs, …), reported beside the empty pages. */
+    notPages?: PreparedSite["skipped"];
+  },
+): Promise<DocsIngestResult> {
   const { progress } = options;
-  const { documents, skipped: empty } = await prepareSite(await readFiles(dir, paths), site, (prepared, total) => {
+  const { documents, skipped: empty } = await prepareSite(pages, site, (prepared, total) => {
     if (progress && total > PROGRESS_EVERY && (prepared % PROGRESS_EVERY === 0 || prepared === total)) progress(`prepared ${prepared}/${total} pages`);
   });
-  const skipped = [...notFiles, ...empty];
+  if (options.refuseEmpty && documents.length === 0) throw new Error(`${options.refuseEmpty}: all ${pages.length} pages are empty after their front matter and site markup; nothing was written`);
+  const skipped = [...(options.notPages ?? []), ...empty];
   const cleaned = documents
     .map((doc) => ({ path: doc.path, summary: describeMarkupCounts(doc.markupRemoved) }))
     .filter((page) => page.summary !== "");

@@ -1,8 +1,12 @@
 // npm run ingest -- docs <dir> --base-uri <https://host[/prefix]> [--data-source <host>] [--prune] [--remote] [--persist-to <dir>]
+// npm run ingest -- archive <URL|file.tar.gz> --base-uri <https://host[/prefix]> [--path <dir>] [--data-source <host>] [--prune] [--remote] [--persist-to <dir>]
+// npm run ingest -- llms <URL of llms.txt|llms-full.txt> [--base-uri <URI>] [--skip-optional] [--data-source <host>] [--prune] [--remote] [--persist-to <dir>]
 // npm run ingest -- library <dir> [--library <name>] [--prune] [--remote] [--persist-to <dir>]
 import { parseArgs } from "node:util";
 import { siteFor } from "../src/documents/ingest/prepare-pages.ts";
 import { describeDocsIngest, describeDocsPages, ingestDocsFolder, refuseDefaultCorpusBase } from "./ingest-docs.ts";
+import { describeArchiveRead, ingestArchive } from "./ingest-archive.ts";
+import { describeLlmsRead, ingestLlms } from "./ingest-llms.ts";
 import { USER_LIBRARY, checkLibraryName, describeLibraryIngest, ingestLibraryFolder } from "./ingest-library.ts";
 import { withEnv } from "./env.ts";
 import { DEFAULT_STATE_DIR } from "./local-env.ts";
@@ -12,11 +16,24 @@ import { runCli } from "./run-cli.ts";
 const USAGE = `usage:
   npm run ingest -- docs <dir> --base-uri <https://host[/prefix]> [--data-source <host>] [--prune] [--remote] [--persist-to <dir>]
 
+  npm run ingest -- archive <URL|file.tar.gz> --base-uri <https://host[/prefix]> [--path <dir>] [--data-source <host>] [--prune] [--remote] [--persist-to <dir>]
+
+  npm run ingest -- llms <URL of an llms.txt or llms-full.txt> [--base-uri <URI>] [--skip-optional] [--data-source <host>] [--prune] [--remote] [--persist-to <dir>]
+
   npm run ingest -- library <dir> [--library <name>] [--prune] [--remote] [--persist-to <dir>]
 
 docs: loads a folder of Markdown pages (front matter: title, description) into the local D1
 database that \`npm start\` serves (--remote: the deployed one). Pages under other base URIs are
 never touched.
+
+archive: reads the Markdown pages of a repository snapshot (.tar.gz or .tar; GitHub's and GitLab's
+archive URLs work, and their single top folder is stripped), under --path if given, then loads
+them as docs does. An entry leaving the archive (.., an absolute path, a link pointing out) or an
+archive expanding past 512 MiB is refused, and nothing is written.
+
+llms: fetches the pages an llms.txt links (## Optional too, unless --skip-optional), or splits an
+llms-full.txt into its pages, on the file's origin only, then loads them as docs does. Names are
+documents/<host>/<path> of each page's URL (a .md suffix dropped); --base-uri maps the origin.
 
 library: loads StackQL query-library entries (<dir> holds the <family>/ folders) into the
 library <name> (default "${USER_LIBRARY}"): metadata into D1, templates into KV. Invalid files
@@ -31,6 +48,8 @@ async function main(argv: string[]): Promise<void> {
       "base-uri": { type: "string" },
       "data-source": { type: "string" },
       library: { type: "string" },
+      path: { type: "string" },
+      "skip-optional": { type: "boolean", default: false },
       remote: { type: "boolean", default: false },
       prune: { type: "boolean", default: false },
       "persist-to": { type: "string", default: DEFAULT_STATE_DIR },
@@ -40,7 +59,9 @@ async function main(argv: string[]): Promise<void> {
   if (values.help) return console.log(USAGE);
   const [kind, dir, ...extra] = positionals;
   if (kind === "library") return ingestLibrary(dir, extra, values);
-  if (kind !== "docs") throw new Error(kind ? `unknown kind "${kind}"; expected "docs" or "library"` : "say what to ingest: docs or library");
+  if (kind === "archive") return ingestArchiveCommand(dir, extra, values);
+  if (kind === "llms") return ingestLlmsCommand(dir, extra, values);
+  if (kind !== "docs") throw new Error(kind ? `unknown kind "${kind}"; expected "docs", "archive", "llms" or "library"` : "say what to ingest: docs, archive, llms or library");
   if (!dir || extra.length > 0) throw new Error("give exactly one folder to ingest");
   if (!values["base-uri"]) throw new Error("--base-uri is required, e.g. --base-uri https://docs.example.com");
   const site = siteFor(values["base-uri"], values["data-source"]);
@@ -68,6 +89,37 @@ async function ingestLibrary(
   for (const line of describeLibraryIngest(dir, library, result)) console.log(line);
   // The valid entries are served; the exit status still tells scripts that some files were refused.
   if (result.refused.length > 0) process.exitCode = 1;
+}
+
+interface ReaderValues {
+  "base-uri"?: string;
+  "data-source"?: string;
+  path?: string;
+  "skip-optional": boolean;
+  prune: boolean;
+  remote: boolean;
+  "persist-to": string;
+}
+
+async function ingestArchiveCommand(source: string | undefined, extra: string[], values: ReaderValues): Promise<void> {
+  if (!source || extra.length > 0) throw new Error("give exactly one archive: a URL or a file of a .tar.gz");
+  if (!values["base-uri"]) throw new Error("--base-uri is required: where the archive's pages are published, e.g. --base-uri https://docs.example.com");
+  const site = siteFor(values["base-uri"], values["data-source"]);
+  refuseDefaultCorpusBase(site);
+  const progress = progressPrinter("ingest");
+  const connect = <T>(work: (db: D1Database) => Promise<T>) => withEnv({ remote: values.remote, persistTo: values["persist-to"] }, (env) => work(env.DB));
+  const result = await ingestArchive(source, values.path, connect, site, { prune: values.prune, progress: progress.update }).finally(progress.done);
+  for (const line of [...describeArchiveRead(result), ...describeDocsPages(result)]) console.log(line);
+  console.log(describeDocsIngest(site.baseUri, result));
+}
+
+async function ingestLlmsCommand(url: string | undefined, extra: string[], values: ReaderValues): Promise<void> {
+  if (!url || extra.length > 0) throw new Error("give exactly one URL: an llms.txt or an llms-full.txt");
+  const progress = progressPrinter("ingest");
+  const connect = <T>(work: (db: D1Database) => Promise<T>) => withEnv({ remote: values.remote, persistTo: values["persist-to"] }, (env) => work(env.DB));
+  const result = await ingestLlms(url, values, connect, progress.update).finally(progress.done);
+  for (const line of [...describeLlmsRead(result), ...describeDocsPages(result)]) console.log(line);
+  console.log(describeDocsIngest(result.baseUri, result));
 }
 
 runCli("ingest", USAGE, main);

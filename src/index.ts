@@ -9,6 +9,7 @@ import { SessionRegistry } from "./mcp/session-registry.ts";
 import { serverTiming } from "./observability/server-timing.ts";
 import { QuotaCounter } from "./quota/quota-counter.ts";
 import { restApi } from "./rest/routes.ts";
+import { llmsTxtSite } from "./web/llms-txt.ts";
 import { landingSite } from "./web/routes.tsx";
 
 export { AlmanacMcp, QuotaCounter, SessionRegistry };
@@ -25,5 +26,7 @@ app.route("/", mcpApi());
 app.route("/", restApi());
 // The landing page and its "Try it" panels; restBasePath is where the REST facade above is mounted.
 app.route("/", landingSite({ mcpPath: "/mcp", restBasePath: "/v1" }));
+// The corpus for other tools in llms.txt form, each page's Markdown at /documents/<host>/<path>.md.
+app.route("/", llmsTxtSite());
 
 export default app;
