@@ -239,7 +239,9 @@ function isApiEntry(dt: Element): boolean {
 
 function headingId(parent: Element, heading: Element, index: number): string | undefined {
   const siblings = parent.children;
-  const candidates: unknown[] = [heading.properties.id];
+  // An empty anchor inside the heading (`<h2><span id="setup"></span>Set up</h2>`) names it as well as its own id.
+  const inner = selectAll("[id], a[name]", heading).find((element) => element.children.length === 0);
+  const candidates: unknown[] = [heading.properties.id, inner?.properties.id ?? inner?.properties.name];
   const permalink = select("a[href^='#']", heading)?.properties.href;
   if (typeof permalink === "string") candidates.push(decodeFragment(permalink.slice(1)));
   const firstHeading = siblings.find((sibling) => sibling.type === "element" && HEADING.test(sibling.tagName));

@@ -96,8 +96,9 @@ export async function ingestSite(db: D1Database, options: SiteIngestOptions): Pr
     const { page } = crawled;
     let key = crawled.url;
     if (page.canonical) {
-      const canonical = pageKey(page.canonical);
-      if (new URL(canonical).origin === scope.origin && inScope(scope, canonical)) key = canonical;
+      // A canonical elsewhere (another host, file:///, a wrong folder) names nothing this crawl can vouch for.
+      const canonical = /^https?:/.test(page.canonical) ? pageKey(page.canonical) : undefined;
+      if (canonical && inScope(scope, canonical)) key = canonical;
       else notes.push({ url: crawled.url, note: `canonical ${page.canonical} ignored: not under ${scope.origin}${scope.prefix}` });
     }
     const uri = publicUrl(key);
