@@ -124,14 +124,21 @@ export async function crawlSite(options: CrawlOptions): Promise<CrawlResult> {
   const excludes = (options.exclude ?? []).map((glob) => ({ glob, matches: globMatcher(glob) }));
   const result: CrawlResult = { source: "links", pages: [], skipped: [], requests: 0, bytes: 0 };
 
-  /** One request within the caps: timed out, body read to at most `maxBytes`. */
+  /**
+   * One request within the caps: its headers and body share one deadline.
+   * The deadline is enforced here, not only by the signal, so a fetch that
+   * ignores its signal cannot hang the crawl either.
+   */
+  const deadlines = new WeakMap<Response, AbortSignal>();
   const request = async (url: string, headers: Record<string, string> = {}): Promise<Response> => {
     result.requests += 1;
-    return options.fetch(url, {
-      headers: { "user-agent": options.userAgent, ...headers },
-      redirect: "manual",
-      signal: AbortSignal.timeout(limits.timeoutMs),
-    });
+    const signal = AbortSignal.timeout(limits.timeoutMs);
+    const response = await beforeDeadline(
+      options.fetch(url, { headers: { "user-agent": options.userAgent, ...headers }, redirect: "manual", signal }),
+      signal,
+    );
+    deadlines.set(response, signal);
+    return response;
   };
   const readBody = async (response: Response, maxBytes: number, what: string): Promise<Uint8Array> => {
     const declared = Number(response.headers.get("content-length"));
@@ -141,22 +148,22 @@ export async function crawlSite(options: CrawlOptions): Promise<CrawlResult> {
     }
     const reader = response.body?.getReader();
     if (!reader) return new Uint8Array();
+    const signal = deadlines.get(response);
     const parts: Uint8Array[] = [];
     let size = 0;
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      size += value.byteLength;
-      result.bytes += value.byteLength;
-      if (size > maxBytes) {
-        await reader.cancel();
-        throw new SizeCapExceeded(`${what} is over the ${formatBytes(maxBytes)} cap`);
+    try {
+      for (;;) {
+        const { done, value } = await beforeDeadline(reader.read(), signal);
+        if (done) break;
+        size += value.byteLength;
+        result.bytes += value.byteLength;
+        if (size > maxBytes) throw new SizeCapExceeded(`${what} is over the ${formatBytes(maxBytes)} cap`);
+        if (result.bytes > limits.maxRunBytes) throw new RunCapReached();
+        parts.push(value);
       }
-      if (result.bytes > limits.maxRunBytes) {
-        await reader.cancel();
-        throw new RunCapReached();
-      }
-      parts.push(value);
+    } catch (error) {
+      reader.cancel().catch(() => {});
+      throw error;
     }
     return concat(parts, size);
   };
@@ -459,6 +466,32 @@ function concat(parts: readonly Uint8Array[], size: number): Uint8Array {
     offset += part.byteLength;
   }
   return out;
+}
+
+/** `work`, or a TimeoutError when the signal fires first. */
+function beforeDeadline<T>(work: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (!signal) return work;
+  if (signal.aborted) return Promise.reject(timeoutError());
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(timeoutError());
+    signal.addEventListener("abort", onAbort, { once: true });
+    work.then(
+      (value) => {
+        signal.removeEventListener("abort", onAbort);
+        resolve(value);
+      },
+      (error: unknown) => {
+        signal.removeEventListener("abort", onAbort);
+        reject(error);
+      },
+    );
+  });
+}
+
+function timeoutError(): Error {
+  const error = new Error("timed out");
+  error.name = "TimeoutError";
+  return error;
 }
 
 function safeUrl(href: string, base: string): string | undefined {
