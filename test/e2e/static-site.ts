@@ -1,6 +1,7 @@
 // A real HTTP server on a free loopback port serving a folder the way static hosts do:
 // content types by extension, ETag and Last-Modified, 304 for a matching conditional request,
 // `dir/` served from `dir/index.html`. Extra routes let a test make a site misbehave.
+import { spawn } from "node:child_process";
 import { createReadStream, statSync } from "node:fs";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import { extname, join, normalize } from "node:path";
@@ -26,7 +27,7 @@ export interface StaticSite {
 /** A route a test adds: answers the request itself, or returns false to fall through to the folder. */
 export type Route = (request: IncomingMessage, response: ServerResponse, url: URL) => boolean | void;
 
-/** Serves `dir` (or only `routes` when dir is null) on 127.0.0.1 at a free port. */
+/** Serves `dir` (or only `routes` when dir is null; a route ending in `*` takes every path under it) on 127.0.0.1 at a free port. */
 export async function serveSite(dir: string | null, routes: Record<string, Route> = {}): Promise<StaticSite> {
   const requests: StaticSite["requests"] = [];
   const server = createServer((request, response) => {
@@ -35,7 +36,7 @@ export async function serveSite(dir: string | null, routes: Record<string, Route
     requests.push(entry);
     response.on("finish", () => (entry.status = response.statusCode));
     response.on("close", () => (entry.status ||= response.statusCode));
-    const route = routes[url.pathname];
+    const route = routes[url.pathname] ?? Object.entries(routes).find(([path]) => path.endsWith("*") && url.pathname.startsWith(path.slice(0, -1)))?.[1];
     if (route && route(request, response, url) !== false) return;
     if (!dir) return notFound(response);
     let path = normalize(join(dir, decodeURIComponent(url.pathname)));
@@ -81,3 +82,20 @@ function notFound(response: ServerResponse): void {
   response.writeHead(404, { "content-type": "text/plain" });
   response.end("not found");
 }
+
+/** Runs `npm run ingest -- …` without blocking this process, which also serves the site being crawled. */
+export function ingestAsync(args: string[], timeoutMs = 900_000): Promise<{ status: number | null; output: string; ms: number }> {
+  return new Promise((resolve) => {
+    const started = performance.now();
+    const child = spawn(process.execPath, ["cli/ingest.ts", ...args], { stdio: ["ignore", "pipe", "pipe"] });
+    let output = "";
+    child.stdout.on("data", (data: Buffer) => (output += data.toString()));
+    child.stderr.on("data", (data: Buffer) => (output += data.toString()));
+    const timer = setTimeout(() => child.kill("SIGKILL"), timeoutMs);
+    child.on("close", (status) => {
+      clearTimeout(timer);
+      resolve({ status, output, ms: performance.now() - started });
+    });
+  });
+}
+

@@ -77,6 +77,7 @@ export async function ingestSite(db: D1Database, options: SiteIngestOptions): Pr
     throw new Error(`fetched no page from ${options.start}, nothing was written${reasons.length > 0 ? `:\n  ${reasons.join("\n  ")}` : ""}`);
   }
 
+  options.onProgress?.(`read ${crawl.pages.length} pages in ${crawl.requests} requests; preparing them`);
   const skipped = [...crawl.skipped];
   const notes: SiteIngestResult["notes"] = [];
   const documents: PreparedDocument[] = [];
@@ -134,6 +135,7 @@ export async function ingestSite(db: D1Database, options: SiteIngestOptions): Pr
     const name = known.get(skip.url)?.name;
     if (name && !skip.gone) keep.push(name);
   }
+  options.onProgress?.(`writing ${documents.length} pages to D1 (${keep.length} unchanged kept)`);
   const report = await syncDocuments(db, site.baseUri, documents, {
     prune: options.prune && !pruneRefused,
     keep,
