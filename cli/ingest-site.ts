@@ -92,8 +92,16 @@ function positiveNumber(flag: string, value: string): number {
 
 /** Per URL, why it was skipped, and what the reader noticed: the lines before the summary. */
 export function describeSitePages(result: SiteIngestResult): string[] {
-  return [...result.skipped.map((skip) => `  ${skip.url}: skipped, ${skip.reason}`), ...result.notes.map((note) => `  ${note.url}: ${note.note}`)];
+  // An endless site leaves endless URLs unread: the first few are named, the rest counted.
+  const unread = result.skipped.filter((skip) => skip.reason.startsWith("not read:"));
+  const named = [...result.skipped.filter((skip) => !skip.reason.startsWith("not read:")), ...unread.slice(0, UNREAD_NAMED)];
+  const lines = named.map((skip) => `  ${skip.url}: skipped, ${skip.reason}`);
+  if (unread.length > UNREAD_NAMED) lines.push(`  … and ${unread.length - UNREAD_NAMED} more URLs not read: the crawl stopped at ${result.stoppedBy}`);
+  return [...lines, ...result.notes.map((note) => `  ${note.url}: ${note.note}`)];
 }
+
+/** URLs left unread by a cap that the report names one by one. */
+const UNREAD_NAMED = 10;
 
 /**
  * The summary line of a site ingestion.

@@ -321,7 +321,7 @@ function toMarkdownText(content: Element): string {
     return code;
   };
   const mdast = toMdast(content, { handlers }) as MdastNodes;
-  return toMarkdown(mdast, { extensions: [gfmTableToMarkdown()], fences: true, bullet: "-", emphasis: "_", rule: "-" })
+  return toMarkdown(mdast, { extensions: [gfmTableToMarkdown({ tablePipeAlign: false })], fences: true, bullet: "-", emphasis: "_", rule: "-" })
     .replace(/\n{3,}/g, "\n\n")
     .trim();
 }
