@@ -65,7 +65,7 @@ describe.skipIf(!PYTHON_DOCS)("ingesting Python's documentation site", () => {
   it("stores the article text with code and tables intact and no navigation", async () => {
     const sorting = await document("documents/docs.python.org/3/howto/sorting.html");
     expect(sorting).toMatchObject({ title: "Sorting HOW TO", uri: "https://docs.python.org/3/howto/sorting.html" });
-    expect(sorting.content).toContain("```pycon\n>>> sorted(student_tuples, key=itemgetter(2))\n[('dave', 'B', 10), ('jane', 'B', 12), ('john', 'A', 15)]\n```");
+    expect(sorting.content).toContain("```pycon\n>>> from operator import itemgetter, attrgetter\n\n>>> sorted(student_tuples, key=itemgetter(2))\n[('dave', 'B', 10), ('jane', 'B', 12), ('john', 'A', 15)]\n");
     for (const chrome of ["Table of Contents", "Previous topic", "Quick search", "Report a Bug", "¶"]) expect(sorting.content).not.toContain(chrome);
     const tomllib = await document("documents/docs.python.org/3/library/tomllib.html");
     expect(tomllib.content).toMatch(/\| TOML \| Python \|\n\| -+ \| -+ \|/);
@@ -91,7 +91,9 @@ describe.skipIf(!PYTHON_DOCS)("ingesting Python's documentation site", () => {
     expect(summary).toMatch(/^https:\/\/docs\.python\.org\/3: 0 added, 0 updated, \d+ unchanged, 0 removed/);
     const pages = site.requests.slice(before).filter((request) => request.path.endsWith(".html"));
     expect(pages.length).toBeGreaterThan(450);
-    expect(pages.filter((request) => request.status !== 304)).toEqual([]);
+    // Debian's package lacks a page or two that others link to (whatsnew/changelog.html): those stay 404s.
+    expect(pages.filter((request) => request.status !== 304 && request.status !== 404)).toEqual([]);
+    expect(pages.filter((request) => request.status === 304).length).toBeGreaterThan(450);
     expect(pages.every((request) => request.conditional && /^Almanac\/\d+\.\d+\.\d+/.test(request.userAgent))).toBe(true);
   }, 900_000);
 });

@@ -39,7 +39,7 @@ export const DEFAULT_CRAWL_LIMITS: CrawlLimits = {
   maxPages: 2000,
   maxPageBytes: 5 * MB,
   maxRunBytes: 500 * MB,
-  timeoutMs: 20_000,
+  timeoutMs: 30_000,
   concurrency: 4,
   maxCrawlDelaySeconds: 10,
   maxRedirects: 5,
