@@ -1,9 +1,10 @@
 // npm run ingest -- site <URL> [--base-uri <public URL>] [--include <glob>]… [--exclude <glob>]… [--max-pages <n>] …
 import { readFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { DEFAULT_CRAWL_LIMITS, formatBytes, type CrawlLimits } from "../src/documents/ingest/readers/site/crawl.ts";
 import { ingestSite, type SiteIngestResult } from "../src/documents/ingest/readers/site/ingest.ts";
-import { siteFor } from "../src/documents/ingest.ts";
+import { siteFor } from "../src/documents/ingest/prepare-pages.ts";
 import { scopeOf } from "../src/documents/ingest/readers/site/scope.ts";
 import { describeWriteProgress, refuseDefaultCorpusBase } from "./ingest-docs.ts";
 import { withEnv } from "./env.ts";
@@ -26,7 +27,7 @@ Caps: --max-pages ${DEFAULT_CRAWL_LIMITS.maxPages}, ${formatBytes(DEFAULT_CRAWL_
 
 /** `Almanac/<version>`: the token robots.txt groups name, and the version that crawled. */
 export function userAgent(): string {
-  const { version } = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")) as { version: string };
+  const { version } = JSON.parse(readFileSync(fileURLToPath(new URL("../package.json", import.meta.url).href), "utf8")) as { version: string };
   return `Almanac/${version} (documentation crawler)`;
 }
 

@@ -4,7 +4,7 @@ import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { crawlSite } from "../../../src/documents/ingest/readers/site/crawl.ts";
 import { ingestSite } from "../../../src/documents/ingest/readers/site/ingest.ts";
-import { findDocuments } from "../../../src/documents/store.ts";
+import { findDocuments } from "../../../src/documents/read/stored-documents.ts";
 
 const UA = "Almanac/0.0.0-test (documentation crawler)";
 

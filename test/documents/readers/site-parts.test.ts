@@ -5,7 +5,7 @@ import { htmlToPage } from "../../../src/documents/ingest/readers/site/html.ts";
 import { parseRobots } from "../../../src/documents/ingest/readers/site/robots.ts";
 import { globMatcher, inScope, publicUrlFor, scopeOf } from "../../../src/documents/ingest/readers/site/scope.ts";
 import { parseSitemap } from "../../../src/documents/ingest/readers/site/sitemap.ts";
-import { chunkDocument } from "../../../src/documents/chunk.ts";
+import { chunkDocument } from "../../../src/documents/ingest/chunk-page.ts";
 import sortingHtml from "../../fixtures/html/python-howto-sorting.html?raw";
 import tomllibHtml from "../../fixtures/html/python-library-tomllib.html?raw";
 

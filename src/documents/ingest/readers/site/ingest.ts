@@ -6,9 +6,10 @@
  * and a `fetch` are all it needs.
  */
 import { planBatches, utf8Bytes, type StatementGroup } from "../../../../d1/batches.ts";
-import { prepareDocument, siteFor, PageError, type PreparedDocument, type Site } from "../../../ingest.ts";
+import { prepareDocument, siteFor, PageError, type PreparedDocument, type Site } from "../../prepare-pages.ts";
 import { documentNameForUri } from "../../../names.ts";
-import { syncDocuments, type SyncReport, type WriteProgress } from "../../../sync.ts";
+import { syncDocuments, type WriteProgress } from "../../write-corpus.ts";
+import type { SyncReport } from "../../../../sync-report.ts";
 import { crawlSite, type CrawlLimits, type CrawlResult, type PageValidator, type SkippedUrl } from "./crawl.ts";
 import { inScope, pageKey, publicUrlFor, scopeOf } from "./scope.ts";
 
