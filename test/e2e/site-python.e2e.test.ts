@@ -29,7 +29,7 @@ describe.skipIf(!PYTHON_DOCS)("ingesting Python's documentation site", () => {
   beforeAll(async () => {
     site = await serveSite(realpathSync(PYTHON_DOCS as string));
     first = await ingestAsync(["site", `${site.url}/index.html`, "--base-uri", "https://docs.python.org/3/", "--persist-to", stateDir]);
-    console.log(`python docs, first run: ${Math.round(first.ms / 1000)} s\n${first.output.split("\n").filter((line) => line.startsWith("https://")).join("\n")}`);
+    console.log(`python docs, first run: ${Math.round(first.ms / 1000)} s\n${first.output.split("\n").filter((line) => line.startsWith("https://") || line.includes(": skipped, ")).join("\n")}`);
     expect(first.status, first.output).toBe(0);
     server = await startServer([], stateDir);
   }, 1_200_000);

@@ -107,7 +107,7 @@ describe("crawling", () => {
       // The navigation's link to /docs/, which this site does not have.
       "https://docs.test/docs/": "HTTP 404",
       "https://docs.test/huge": "the page is over the 1 MB cap",
-      "https://docs.test/slow": "timed out after 1.5 s",
+      "https://docs.test/slow": "timed out after 1.5 s, tried twice",
     });
   });
 

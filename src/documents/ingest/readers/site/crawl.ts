@@ -214,12 +214,21 @@ export async function crawlSite(options: CrawlOptions): Promise<CrawlResult> {
     }
 
     let started = 0;
+    const retried = new Set<string>();
     let lastRequestAt = 0;
     const crawlOne = async (url: string): Promise<void> => {
       const validator = options.validators?.get(url);
       const outcome = await fetchPage(url, validator);
       if (outcome.skipped) {
-        result.skipped.push(outcome.skipped);
+        // A timeout or a dropped connection may be the moment (the thread was busy parsing other pages): one more try, last in line.
+        if (outcome.skipped.transient && !retried.has(url)) {
+          retried.add(url);
+          started -= 1;
+          queue.push(url);
+          return;
+        }
+        const { transient, ...skipped } = outcome.skipped;
+        result.skipped.push(transient ? { ...skipped, reason: `${skipped.reason}, tried twice` } : skipped);
         return;
       }
       const crawled = outcome.page as CrawledPage;
@@ -231,7 +240,7 @@ export async function crawlSite(options: CrawlOptions): Promise<CrawlResult> {
     };
 
     /** Fetches a page, following redirects within the origin. */
-    const fetchPage = async (url: string, validator: PageValidator | undefined): Promise<{ page?: CrawledPage; skipped?: SkippedUrl }> => {
+    const fetchPage = async (url: string, validator: PageValidator | undefined): Promise<{ page?: CrawledPage; skipped?: SkippedUrl & { transient?: boolean } }> => {
       let current = url;
       for (let redirects = 0; ; redirects += 1) {
         const headers: Record<string, string> = { accept: "text/html,application/xhtml+xml;q=0.9,*/*;q=0.1" };
@@ -243,7 +252,7 @@ export async function crawlSite(options: CrawlOptions): Promise<CrawlResult> {
         try {
           response = await request(current, headers);
         } catch (error) {
-          return { skipped: { url, reason: fetchFailure(error, limits.timeoutMs) } };
+          return { skipped: { url, reason: fetchFailure(error, limits.timeoutMs), transient: true } };
         }
         if (response.status >= 300 && response.status < 400 && response.status !== 304) {
           await response.body?.cancel();
@@ -281,7 +290,7 @@ export async function crawlSite(options: CrawlOptions): Promise<CrawlResult> {
           html = new TextDecoder(charsetOf(type)).decode(await readBody(response, limits.maxPageBytes, "the page"));
         } catch (error) {
           if (error instanceof RunCapReached) throw error;
-          return { skipped: { url, reason: fetchFailure(error, limits.timeoutMs) } };
+          return { skipped: { url, reason: fetchFailure(error, limits.timeoutMs), ...(error instanceof SizeCapExceeded ? {} : { transient: true }) } };
         }
         const page = htmlToPage(html, { url: current, publicUrl: options.publicUrl, contentSelector: options.contentSelector });
         const links = page.links.filter((link) => inScope(scope, pageKey(link)));
