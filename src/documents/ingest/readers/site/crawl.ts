@@ -214,7 +214,8 @@ export async function crawlSite(options: CrawlOptions): Promise<CrawlResult> {
     }
 
     let started = 0;
-    const retried = new Set<string>();
+    /** Pages waiting for their second try, with why the first failed. */
+    const retried = new Map<string, string>();
     let lastRequestAt = 0;
     const crawlOne = async (url: string): Promise<void> => {
       const validator = options.validators?.get(url);
@@ -222,7 +223,7 @@ export async function crawlSite(options: CrawlOptions): Promise<CrawlResult> {
       if (outcome.skipped) {
         // A timeout or a dropped connection may be the moment (the thread was busy parsing other pages): one more try, last in line.
         if (outcome.skipped.transient && !retried.has(url)) {
-          retried.add(url);
+          retried.set(url, outcome.skipped.reason);
           started -= 1;
           queue.push(url);
           return;
@@ -332,7 +333,12 @@ export async function crawlSite(options: CrawlOptions): Promise<CrawlResult> {
     let inFlight = 0;
     await Promise.all(Array.from({ length: concurrency }, worker));
     if (result.stoppedBy && queue.length > 0) {
-      result.skipped.push(...queue.map((url) => ({ url, reason: `not read: the crawl stopped at ${result.stoppedBy}` })));
+      result.skipped.push(
+        ...queue.map((url) => {
+          const first = retried.get(url);
+          return { url, reason: first ? `${first}; not tried again: the crawl stopped at ${result.stoppedBy}` : `not read: the crawl stopped at ${result.stoppedBy}` };
+        }),
+      );
     }
   } catch (error) {
     if (!(error instanceof RunCapReached)) throw error;
