@@ -12,6 +12,7 @@ import { withEnv } from "./env.ts";
 import { DEFAULT_STATE_DIR } from "./local-env.ts";
 import { progressPrinter } from "./progress.ts";
 import { runCli } from "./run-cli.ts";
+import { ingestSiteCommand } from "./ingest-site.ts";
 
 const USAGE = `usage:
   npm run ingest -- docs <dir> --base-uri <https://host[/prefix]> [--data-source <host>] [--prune] [--remote] [--persist-to <dir>]
@@ -41,6 +42,8 @@ are reported with the field at fault and not served. --prune removes entries of 
 the folder no longer has; --remote writes to the deployed D1 database and KV namespace.`;
 
 async function main(argv: string[]): Promise<void> {
+  // `site` has options of its own (cli/ingest-site.ts; its usage: npm run ingest -- site --help).
+  if (argv[0] === "site") return ingestSiteCommand(argv.slice(1));
   const { positionals, values } = parseArgs({
     args: argv,
     allowPositionals: true,

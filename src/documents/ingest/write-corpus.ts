@@ -34,7 +34,13 @@ export async function syncDocuments(
   db: D1Database,
   baseUri: string,
   documents: readonly PreparedDocument[],
-  options: { prune: boolean; now?: Date; onProgress?: (progress: WriteProgress) => void },
+  options: {
+    prune: boolean;
+    now?: Date;
+    onProgress?: (progress: WriteProgress) => void;
+    /** Pages the source still has but did not send again (a crawl's 304s): reported unchanged, never pruned. */
+    keep?: readonly string[];
+  },
 ): Promise<SyncReport> {
   const updateTime = (options.now ?? new Date()).toISOString();
   const { results: existing } = await withRetries(() =>
@@ -54,8 +60,10 @@ export async function syncDocuments(
     (previous === undefined ? report.added : report.updated).push(doc.name);
     groups.push({ ...writeDocument(db, baseUri, doc, updateTime), pages: 1 });
   }
+  const sent = new Set(documents.map((doc) => doc.name));
+  for (const name of options.keep ?? []) if (hashes.has(name) && !sent.has(name)) report.unchanged.push(name);
   if (options.prune) {
-    const kept = new Set(documents.map((doc) => doc.name));
+    const kept = new Set([...sent, ...(options.keep ?? [])]);
     for (const name of hashes.keys()) {
       if (kept.has(name)) continue;
       report.removed.push(name);
