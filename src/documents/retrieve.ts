@@ -1,7 +1,7 @@
 import { DEFAULT_CORPUS } from "./default-corpus.ts";
 import type { CompiledFilter } from "./filter.ts";
 import { camelCaseParts, matchTerms, queryIdentifiers, queryTerms, queryWords, stem } from "./query-text.ts";
-import { namedSites, rankCandidates, weighTerms, type RankedCandidate, type WeightedTerm } from "./rank.ts";
+import { namedSites, rankWithSites, weighTerms, type RankedCandidate, type WeightedTerm } from "./rank.ts";
 import { fetchCandidates, type CandidateQuery, type ChunkHit } from "./store.ts";
 import { d1Statements } from "../d1/statements.ts";
 import type { D1Reader } from "../d1/sessions.ts";
@@ -10,6 +10,10 @@ import type { D1Reader } from "../d1/sessions.ts";
 export interface Retrieval {
   ranked: RankedCandidate[];
   terms: WeightedTerm[];
+  /** The data sources the query names ("dart", "go"). */
+  namedSites: ReadonlySet<string>;
+  /** The data source the query's words plainly belong to when it names none (rank.ts siteAffinity). */
+  affineSite: string | null;
 }
 
 /** What a query asks of the index, worked out from its text alone. */
@@ -41,11 +45,12 @@ export function planRetrieval(query: string, filter: { source?: string; compiled
  */
 export async function retrieveChunks(db: D1Reader, query: string, filter: { source?: string; compiled: CompiledFilter | null }): Promise<Retrieval> {
   const plan = planRetrieval(query, filter);
-  if (!plan) return { ranked: [], terms: [] };
+  if (!plan) return { ranked: [], terms: [], namedSites: new Set(), affineSite: null };
   const { candidates, statistics } = await fetchCandidates(d1Statements(db), plan);
   const terms = weighTerms(plan.words, plan.identifiers, statistics);
   const sites = namedSites(plan.words, [...new Set(candidates.map((candidate) => candidate.document.dataSource))]);
-  return { ranked: rankCandidates(candidates, terms, sites), terms };
+  const { ranked, affineSite } = rankWithSites(candidates, terms, sites);
+  return { ranked, terms, namedSites: sites, affineSite };
 }
 
 /**
