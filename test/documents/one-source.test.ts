@@ -5,7 +5,7 @@ import { env } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
 import { answerQuery } from "../../src/documents/answer.ts";
 import { prepareSite, siteFor } from "../../src/documents/ingest.ts";
-import { siteAffinity, type WeightedTerm } from "../../src/documents/rank.ts";
+import { RANKING, siteAffinity, type WeightedTerm } from "../../src/documents/rank.ts";
 import { searchDocuments } from "../../src/documents/search.ts";
 import { syncDocuments } from "../../src/documents/sync.ts";
 
@@ -60,6 +60,17 @@ describe("a question whose words belong to one documentation site", () => {
   it("is searched in that site first", async () => {
     const { results } = await searchDocuments(env.DB, { query, pageSize: 3 });
     expect(results[0]?.document.dataSource).toBe(lantern.dataSource);
+  });
+
+  it("steps the other site back when the search weight asks for it (RANKING.otherSite)", async () => {
+    const saved = RANKING.otherSite;
+    RANKING.otherSite = 0.01;
+    try {
+      const { results } = await searchDocuments(env.DB, { query, pageSize: 5 });
+      expect(results.map((hit) => hit.document.dataSource)).toEqual(results.map(() => lantern.dataSource));
+    } finally {
+      RANKING.otherSite = saved;
+    }
   });
 
   it("is answered from that site alone, every reference a page a sentence of the answer cites", async () => {
