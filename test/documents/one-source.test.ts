@@ -3,11 +3,12 @@
 // both fit still finds both.
 import { env } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
-import { answerQuery } from "../../src/documents/answer.ts";
-import { prepareSite, siteFor } from "../../src/documents/ingest.ts";
-import { RANKING, siteAffinity, type WeightedTerm } from "../../src/documents/rank.ts";
-import { searchDocuments } from "../../src/documents/search.ts";
-import { syncDocuments } from "../../src/documents/sync.ts";
+import { answerQuery } from "../../src/documents/answer/answer-query.ts";
+import { prepareSite, siteFor } from "../../src/documents/ingest/prepare-pages.ts";
+import { siteAffinity, type WeightedTerm } from "../../src/documents/search/rank.ts";
+import { DEFAULT_RANKING } from "../../src/documents/search/ranking-weights.ts";
+import { searchDocuments } from "../../src/documents/search/search-documents.ts";
+import { syncDocuments } from "../../src/documents/ingest/write-corpus.ts";
 
 const lantern = siteFor("https://lantern.example.com");
 const harbor = siteFor("https://harbor.example.com");
@@ -62,15 +63,9 @@ describe("a question whose words belong to one documentation site", () => {
     expect(results[0]?.document.dataSource).toBe(lantern.dataSource);
   });
 
-  it("steps the other site back when the search weight asks for it (RANKING.otherSite)", async () => {
-    const saved = RANKING.otherSite;
-    RANKING.otherSite = 0.01;
-    try {
-      const { results } = await searchDocuments(env.DB, { query, pageSize: 5 });
-      expect(results.map((hit) => hit.document.dataSource)).toEqual(results.map(() => lantern.dataSource));
-    } finally {
-      RANKING.otherSite = saved;
-    }
+  it("steps the other site back when the ranking weights ask for it (otherSite)", async () => {
+    const { results } = await searchDocuments(env.DB, { query, pageSize: 5 }, { ...DEFAULT_RANKING, otherSite: 0.01 });
+    expect(results.map((hit) => hit.document.dataSource)).toEqual(results.map(() => lantern.dataSource));
   });
 
   it("is answered from that site alone, every reference a page a sentence of the answer cites", async () => {
@@ -101,6 +96,7 @@ describe("siteAffinity: which site a question's words belong to, read from the c
       chunks.map((entry) => entry.candidate),
       chunks.map((entry) => entry.stems),
       terms,
+      DEFAULT_RANKING,
     );
 
   it("gives the question to the site whose chunks alone hold its rare word", () => {

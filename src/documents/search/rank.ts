@@ -3,57 +3,11 @@
  * rewards a chunk that repeats one query word; a person looking for the
  * right page also asks whether the chunk covers the question's rare words,
  * whether its page is about the topic as a whole, and whether it belongs to
- * the site the question names. Every number here was chosen with
- * `npm run eval` (EVALUATION.md), not guessed.
+ * the site the question names. The weights are ranking-weights.ts's.
  */
 import { IDENTIFIER, stem } from "./query-text.ts";
-import type { Candidate, TermStatistics } from "./store.ts";
-
-/** The weights of the ranking, named so the evaluation can say what each one bought. */
-export const RANKING = {
-  /**
-   * BM25 weights of the indexed columns (title, heading path, content):
-   * headings say what a section is about, but a page title is shared by every
-   * chunk of the page, so a heavy title weight lets a page whose title shares
-   * one word with the question outrank the section that answers it.
-   */
-  columnWeights: [3, 3, 1] as [number, number, number],
-  /**
-   * Exponent on IDF-weighted coverage of the query's words: a chunk that
-   * answers more of the question beats one that repeats a part. Kept mild:
-   * at 1 it hurt, since long questions carry words no answer repeats.
-   */
-  coverage: 0.3,
-  /** Share of a chunk's score that comes from its page's best chunks (page-level evidence). */
-  page: 0.7,
-  /** Weight of a page's second-best chunk in the page score. */
-  pageSecond: 0.3,
-  /** Multiplier for chunks of the site the query names ("dart", "go"). */
-  namedSite: 1.6,
-  /** Each further chunk of a page already ranked is discounted by this, so the first results show several pages. */
-  samePage: 0.5,
-  /**
-   * A question whose words plainly belong to one data source (siteAffinity):
-   * chunks of the other sources are scaled by this, so a Go page does not
-   * lead a question about Dart isolates. 1 turns it off, and it is off: at 0.5
-   * it lifted real-tune.json (R@5 0.818 → 0.831, other site first 6 → 4 of
-   * 77) but the held-out half did not confirm it (MRR@10 0.606 → 0.604) and
-   * dart-go.json lost a paraphrase (R@5 0.958 → 0.951). EVALUATION.md.
-   */
-  otherSite: 1,
-  /**
-   * The share of the question's rarity-weighted words that must point to one
-   * data source before the others step back: high, because a question that
-   * fits several sources (formatting, dependencies) must keep them all.
-   */
-  siteDominance: 0.8,
-  /** A word marks a data source when that source's share of the candidate chunks holding it is at least this (siteAffinity). */
-  siteMarker: 0.9,
-  /** A word marks a source only when at least this many candidate chunks hold it. */
-  siteMarkerChunks: 4,
-  /** The marking words must carry at least this share of the question's found words' weight, so one stray word decides nothing. */
-  siteEvidence: 0.15,
-};
+import type { Candidate, TermStatistics } from "./candidates.ts";
+import type { RankingWeights } from "./ranking-weights.ts";
 
 /** A query word with its stem and how much it says about the topic. */
 export interface WeightedTerm {
@@ -194,18 +148,19 @@ export interface RankedCandidate extends Candidate {
  * The data source a question's words plainly belong to, or null. A query
  * word marks a source when, among the candidate chunks (the index's best
  * matches for the query), the share of that source's chunks containing it is
- * at least RANKING.siteMarker of all sources' shares together: "isolates" is
- * in Dart's chunks only, "nil" and "goroutine" in Go's, while "format" or
+ * at least `siteMarker` of all sources' shares together: "isolates" is in
+ * Dart's chunks only, "nil" and "goroutine" in Go's, while "format" or
  * "dependency" are in both and mark nothing. Shares, not counts, so a pool
  * with more Go chunks does not make every common word a Go word. A source
- * owns the question when it has at least RANKING.siteDominance of the marking
+ * owns the question when it has at least `siteDominance` of the marking
  * words' rarity weight and those words carry a fair part of the question
- * (RANKING.siteEvidence). No source's vocabulary is listed anywhere.
+ * (`siteEvidence`). No source's vocabulary is listed anywhere.
  */
 export function siteAffinity(
   candidates: readonly { document: { dataSource: string } }[],
   stems: readonly ReadonlySet<string>[],
   terms: readonly WeightedTerm[],
+  weights: Pick<RankingWeights, "siteDominance" | "siteMarker" | "siteMarkerChunks" | "siteEvidence">,
 ): string | null {
   const poolSize = new Map<string, number>();
   for (const candidate of candidates) poolSize.set(candidate.document.dataSource, (poolSize.get(candidate.document.dataSource) ?? 0) + 1);
@@ -220,17 +175,16 @@ export function siteAffinity(
     const chunks = [...bySource.values()].reduce((sum, count) => sum + count, 0);
     if (chunks === 0) continue;
     found += term.weight;
-    // A word in a chunk or two is an accident of wording, not a source's vocabulary.
-    if (chunks < RANKING.siteMarkerChunks) continue;
+    if (chunks < weights.siteMarkerChunks) continue;
     const rates = [...bySource].map(([source, count]) => [source, count / (poolSize.get(source) ?? 1)] as const);
     const sum = rates.reduce((total, [, rate]) => total + rate, 0);
     const [source, rate] = [...rates].sort((a, b) => b[1] - a[1])[0] as readonly [string, number];
-    if (rate / sum >= RANKING.siteMarker) votes.set(source, (votes.get(source) ?? 0) + term.weight);
+    if (rate / sum >= weights.siteMarker) votes.set(source, (votes.get(source) ?? 0) + term.weight);
   }
   const marked = [...votes.values()].reduce((sum, vote) => sum + vote, 0);
   if (marked === 0) return null;
   const [source, vote] = [...votes].sort((a, b) => b[1] - a[1])[0] as [string, number];
-  return vote / marked >= RANKING.siteDominance && vote / found >= RANKING.siteEvidence ? source : null;
+  return vote / marked >= weights.siteDominance && vote / found >= weights.siteEvidence ? source : null;
 }
 
 /** The ranking and the data source the question's words belong to (siteAffinity), if any. */
@@ -244,28 +198,33 @@ export interface Ranking {
  * the question it covers, plus its page's evidence, favouring the site the
  * query names, then spreading the first places over several pages.
  */
-export function rankCandidates(candidates: readonly Candidate[], terms: readonly WeightedTerm[], namedSites: ReadonlySet<string>): RankedCandidate[] {
-  return rankWithSites(candidates, terms, namedSites).ranked;
+export function rankCandidates(
+  candidates: readonly Candidate[],
+  terms: readonly WeightedTerm[],
+  namedSites: ReadonlySet<string>,
+  ranking: RankingWeights,
+): RankedCandidate[] {
+  return rankWithSites(candidates, terms, namedSites, ranking).ranked;
 }
 
 /**
  * rankCandidates, and when the question names no source but its words
  * plainly belong to one (siteAffinity), the other sources' chunks step back
- * by RANKING.otherSite.
+ * by `ranking.otherSite`.
  */
-export function rankWithSites(candidates: readonly Candidate[], terms: readonly WeightedTerm[], namedSites: ReadonlySet<string>): Ranking {
+export function rankWithSites(candidates: readonly Candidate[], terms: readonly WeightedTerm[], namedSites: ReadonlySet<string>, ranking: RankingWeights): Ranking {
   if (candidates.length === 0) return { ranked: [], affineSite: null };
   const cache = new Map<string, string>();
   const finder = stemFinder(terms);
   const best = Math.max(...candidates.map((candidate) => candidate.bm25)) || 1;
   const stems = candidates.map((candidate) => queryStemsIn(`${candidate.document.title}\n${candidate.content}`, finder, cache));
   // A question that names a source has said which one it is about; affinity only speaks for questions that name none.
-  const affineSite = namedSites.size === 0 ? siteAffinity(candidates, stems, terms) : null;
+  const affineSite = namedSites.size === 0 && ranking.otherSite !== 1 ? siteAffinity(candidates, stems, terms, ranking) : null;
   const scored = candidates.map((candidate, index) => {
     const coverage = coverageOf(stems[index] as Set<string>, terms);
-    const site = namedSites.has(candidate.document.dataSource) ? RANKING.namedSite : 1;
-    const affinity = affineSite !== null && candidate.document.dataSource !== affineSite ? RANKING.otherSite : 1;
-    return { ...candidate, coverage, score: (candidate.bm25 / best) * coverage ** RANKING.coverage * site * affinity };
+    const site = namedSites.has(candidate.document.dataSource) ? ranking.namedSite : 1;
+    const affinity = affineSite !== null && candidate.document.dataSource !== affineSite ? ranking.otherSite : 1;
+    return { ...candidate, coverage, score: (candidate.bm25 / best) * coverage ** ranking.coverage * site * affinity };
   });
 
   const pageScores = new Map<string, number[]>();
@@ -277,22 +236,22 @@ export function rankWithSites(candidates: readonly Candidate[], terms: readonly 
   const pageScore = new Map<string, number>();
   for (const [parent, scores] of pageScores) {
     scores.sort((a, b) => b - a);
-    pageScore.set(parent, (scores[0] ?? 0) + RANKING.pageSecond * (scores[1] ?? 0));
+    pageScore.set(parent, (scores[0] ?? 0) + ranking.pageSecond * (scores[1] ?? 0));
   }
   for (const candidate of scored) {
-    candidate.score = (1 - RANKING.page) * candidate.score + RANKING.page * (pageScore.get(candidate.parent) ?? 0);
+    candidate.score = (1 - ranking.page) * candidate.score + ranking.page * (pageScore.get(candidate.parent) ?? 0);
   }
   scored.sort((a, b) => b.score - a.score || a.parent.localeCompare(b.parent) || a.position - b.position);
-  return { ranked: spreadOverPages(scored), affineSite };
+  return { ranked: spreadOverPages(scored, ranking.samePage), affineSite };
 }
 
 /** Discounts each page's later chunks (score × samePage^k), then sorts again, stably. */
-function spreadOverPages(ranked: RankedCandidate[]): RankedCandidate[] {
+function spreadOverPages(ranked: RankedCandidate[], samePage: number): RankedCandidate[] {
   const seen = new Map<string, number>();
   const spread = ranked.map((candidate, index) => {
     const earlier = seen.get(candidate.parent) ?? 0;
     seen.set(candidate.parent, earlier + 1);
-    return { candidate, index, score: candidate.score * RANKING.samePage ** earlier };
+    return { candidate, index, score: candidate.score * samePage ** earlier };
   });
   spread.sort((a, b) => b.score - a.score || a.index - b.index);
   return spread.map(({ candidate }) => candidate);
