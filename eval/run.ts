@@ -51,8 +51,10 @@ const fixed = (value: number | undefined) => (value === undefined ? "—" : valu
 function printReport(file: string, corpora: readonly EvalCorpus[], run: EvaluationRun): void {
   console.log(`eval: ${file} over ${corpora.map((corpus) => corpus.baseUri).join(", ")}`);
   console.log("");
-  console.log("| questions | n | BM25 R@5 | Almanac R@5 | BM25 R@10 | Almanac R@10 | BM25 MRR@10 | Almanac MRR@10 | BM25 fact in top chunk | Almanac fact in top chunk | answered | refs hit | fact in answer | declined (unanswerable) |");
-  console.log("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
+  console.log(
+    "| questions | n | BM25 R@5 | Almanac R@5 | BM25 R@10 | Almanac R@10 | BM25 MRR@10 | Almanac MRR@10 | BM25 fact in top chunk | Almanac fact in top chunk | answered | refs hit | fact in answer | declined (unanswerable) | BM25 first from other site | Almanac first from other site | answers citing other site |",
+  );
+  console.log("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
   const plain = new Map(groupedFigures(run.baseline).map(({ group, figures }) => [group, figures]));
   for (const { group, figures } of groupedFigures(run.almanac)) {
     const base = plain.get(group) as Figures;
@@ -60,8 +62,10 @@ function printReport(file: string, corpora: readonly EvalCorpus[], run: Evaluati
     const n = group === "unanswerable" ? run.almanac.filter((outcome) => outcome.kind === "unanswerable").length : figures.questions;
     // Unanswerable questions have no right page to rank: only `declined` says anything about them.
     const rank = (value: number) => (figures.questions === 0 ? "—" : fixed(value));
+    // Counts, not shares: "3 of 80" reads against the issue's "at most 1 in 20".
+    const count = (value: number | undefined) => (figures.questions === 0 || value === undefined ? "—" : `${value} of ${figures.questions}`);
     console.log(
-      `| ${group} | ${n} | ${rank(base.recallAt5)} | ${rank(figures.recallAt5)} | ${rank(base.recallAt10)} | ${rank(figures.recallAt10)} | ${rank(base.mrrAt10)} | ${rank(figures.mrrAt10)} | ${facts(base.factInTopChunk)} | ${facts(figures.factInTopChunk)} | ${fixed(figures.answered)} | ${fixed(figures.referenceHit)} | ${facts(figures.factRate)} | ${fixed(figures.declined)} |`,
+      `| ${group} | ${n} | ${rank(base.recallAt5)} | ${rank(figures.recallAt5)} | ${rank(base.recallAt10)} | ${rank(figures.recallAt10)} | ${rank(base.mrrAt10)} | ${rank(figures.mrrAt10)} | ${facts(base.factInTopChunk)} | ${facts(figures.factInTopChunk)} | ${fixed(figures.answered)} | ${fixed(figures.referenceHit)} | ${facts(figures.factRate)} | ${fixed(figures.declined)} | ${count(base.firstFromOtherSite)} | ${count(figures.firstFromOtherSite)} | ${count(figures.citesOtherSite)} |`,
     );
   }
 }
@@ -82,13 +86,21 @@ function printMisses(run: EvaluationRun): void {
     const base = run.baseline[index];
     const rank = (place: number) => (place === 0 ? "miss" : String(place));
     const worse = outcome.kind !== "unanswerable" && (outcome.firstRelevant === 0 || (base && base.firstRelevant > 0 && outcome.firstRelevant > base.firstRelevant));
-    const answerMiss = outcome.answer && outcome.kind !== "unanswerable" && (!outcome.answer.referenceHit || outcome.answer.factFound === false);
+    const answerMiss =
+      outcome.answer && outcome.kind !== "unanswerable" && (!outcome.answer.referenceHit || outcome.answer.factFound === false || outcome.answer.citesOtherSite);
     const wrongAnswer = outcome.answer && outcome.kind === "unanswerable" && outcome.answer.answered;
     if (!worse && !answerMiss && !wrongAnswer) return;
     console.log(`- ${outcome.id} [${outcome.kind}] almanac ${rank(outcome.firstRelevant)} / bm25 ${rank(base?.firstRelevant ?? 0)}: ${outcome.query}`);
     console.log(`    top: ${[...new Set(outcome.ranked)].slice(0, 3).join(", ")}`);
     if (outcome.answer) {
-      const flag = [!outcome.answer.answered && "declined", outcome.answer.answered && !outcome.answer.referenceHit && "wrong refs", outcome.answer.factFound === false && "no fact"].filter(Boolean).join(", ");
+      const flag = [
+        !outcome.answer.answered && "declined",
+        outcome.answer.answered && !outcome.answer.referenceHit && "wrong refs",
+        outcome.answer.factFound === false && "no fact",
+        outcome.answer.answered && outcome.answer.citesOtherSite && "cites other site",
+      ]
+        .filter(Boolean)
+        .join(", ");
       if (flag) console.log(`    answer: ${flag}: ${outcome.answer.text.slice(0, 160).replace(/\s+/g, " ")}`);
     }
   });

@@ -1,7 +1,7 @@
 import { DEFAULT_CORPUS } from "../default-corpus.ts";
 import type { CompiledFilter } from "./filter.ts";
 import { camelCaseParts, matchTerms, queryIdentifiers, queryTerms, queryWords, stem } from "./query-text.ts";
-import { namedSites, rankCandidates, weighTerms, type RankedCandidate, type WeightedTerm } from "./rank.ts";
+import { namedSites, rankWithSites, weighTerms, type RankedCandidate, type WeightedTerm } from "./rank.ts";
 import type { ChunkHit } from "../document.ts";
 import { fetchCandidates, type CandidateQuery } from "./candidates.ts";
 import type { RankingWeights } from "./ranking-weights.ts";
@@ -12,6 +12,10 @@ import type { D1Reader } from "../../d1/sessions.ts";
 export interface Retrieval {
   ranked: RankedCandidate[];
   terms: WeightedTerm[];
+  /** The data sources the query names ("dart", "go"). */
+  namedSites: ReadonlySet<string>;
+  /** The data source the query's words plainly belong to when it names none (rank.ts siteAffinity). */
+  affineSite: string | null;
 }
 
 /** What a query asks of the index, worked out from its text alone. */
@@ -48,11 +52,12 @@ export async function retrieveChunks(
   ranking: RankingWeights,
 ): Promise<Retrieval> {
   const plan = planRetrieval(query, filter);
-  if (!plan) return { ranked: [], terms: [] };
+  if (!plan) return { ranked: [], terms: [], namedSites: new Set(), affineSite: null };
   const { candidates, statistics } = await fetchCandidates(d1Statements(db), plan, ranking);
   const terms = weighTerms(plan.words, plan.identifiers, statistics);
   const sites = namedSites(plan.words, [...new Set(candidates.map((candidate) => candidate.document.dataSource))]);
-  return { ranked: rankCandidates(candidates, terms, sites, ranking), terms };
+  const { ranked, affineSite } = rankWithSites(candidates, terms, sites, ranking);
+  return { ranked, terms, namedSites: sites, affineSite };
 }
 
 /**
