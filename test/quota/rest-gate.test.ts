@@ -1,4 +1,4 @@
-// The same gate for the planned REST facade (not built yet): Google error bodies.
+// The same gate for the REST facade (POST /v1:answerQuery): Google error bodies.
 import { env } from "cloudflare:test";
 import { Hono } from "hono";
 import { describe, expect, it, vi } from "vitest";
