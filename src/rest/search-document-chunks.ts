@@ -4,6 +4,7 @@ import type { Context } from "hono";
 import { resultBudget } from "../config.ts";
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, searchDocuments } from "../documents/search/search-documents.ts";
 import { findContentLengths } from "../documents/read/stored-documents.ts";
+import { semanticSearchFor } from "../embeddings/semantic-search.ts";
 import { AlmanacError } from "../errors.ts";
 import { filterField, queryField } from "../tools/document-fields.ts";
 import { int32Value, optionalValue, readParameters, requiredValue, type RestMethod } from "./parameters.ts";
@@ -42,7 +43,7 @@ export async function searchDocumentChunks(c: Context<{ Bindings: Env }>): Promi
     pageToken: optionalValue(parameters, "pageToken") || undefined,
     filter: optionalValue(parameters, "filter", filterField) || undefined,
     budgetChars: resultBudget(c.env),
-  });
+  }, undefined, semanticSearchFor(c.env));
   const contentLengths = await findContentLengths(db, result.results.map((hit) => hit.parent));
   return respond(c, system, searchResponse(result, contentLengths));
 }
