@@ -5,6 +5,7 @@ import { siteFor } from "../src/documents/ingest/prepare-pages.ts";
 import { describeDocsIngest, describeDocsPages, ingestDocsFolder, refuseDefaultCorpusBase } from "./ingest-docs.ts";
 import { USER_LIBRARY, checkLibraryName, describeLibraryIngest, ingestLibraryFolder } from "./ingest-library.ts";
 import { withEnv } from "./env.ts";
+import { cliSemanticSearch, embeddingsVars } from "./embeddings-vars.ts";
 import { DEFAULT_STATE_DIR } from "./local-env.ts";
 import { progressPrinter } from "./progress.ts";
 import { runCli } from "./run-cli.ts";
@@ -16,7 +17,8 @@ const USAGE = `usage:
 
 docs: loads a folder of Markdown pages (front matter: title, description) into the local D1
 database that \`npm start\` serves (--remote: the deployed one). Pages under other base URIs are
-never touched.
+never touched. With EMBEDDINGS set (wrangler.toml, .dev.vars or the environment), new and
+changed chunks are embedded too.
 
 library: loads StackQL query-library entries (<dir> holds the <family>/ folders) into the
 library <name> (default "${USER_LIBRARY}"): metadata into D1, templates into KV. Invalid files
@@ -47,8 +49,9 @@ async function main(argv: string[]): Promise<void> {
   refuseDefaultCorpusBase(site);
   const progress = progressPrinter("ingest");
   // With --remote, the very code path of a local run, against the deployed D1 database, in batches within D1's limits.
+  // EMBEDDINGS and friends as the Worker reads them (embeddings-vars.ts); a misconfiguration stops the run before it writes.
   const result = await withEnv({ remote: values.remote, persistTo: values["persist-to"] }, (env) =>
-    ingestDocsFolder(env.DB, dir, site, { prune: values.prune, progress: progress.update }),
+    ingestDocsFolder(env.DB, dir, site, { prune: values.prune, progress: progress.update, embeddings: cliSemanticSearch(embeddingsVars(env)) }),
   ).finally(progress.done);
   for (const line of describeDocsPages(result)) console.log(line);
   console.log(describeDocsIngest(site.baseUri, result));
