@@ -3,35 +3,13 @@
 // function of the text (test/embeddings/bag-of-words.ts: hashed words and a tiny synonym
 // table): this proves the wiring from ingestion to search, not the quality of any model.
 import { readdirSync } from "node:fs";
-import { createServer, type Server } from "node:http";
 import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { bagOfWords } from "../embeddings/bag-of-words.ts";
+import { startEmbeddingsServer, type EmbeddingsServer } from "./embeddings-server.ts";
 import { freePort, newStateDir, startServer, type RunningServer } from "./harness.ts";
 
-/** The fake embeddings server: counts the texts it embeds; `down` makes it answer 503. */
-const embeddings = { texts: 0, down: false, server: undefined as Server | undefined, url: "" };
-
-async function startEmbeddings(): Promise<void> {
-  const port = await freePort();
-  embeddings.server = createServer((request, response) => {
-    let body = "";
-    request.on("data", (data: Buffer) => (body += data.toString()));
-    request.on("end", () => {
-      if (request.method !== "POST" || request.url !== "/v1/embeddings" || embeddings.down) {
-        response.writeHead(embeddings.down ? 503 : 404).end("unavailable");
-        return;
-      }
-      const { input, model } = JSON.parse(body) as { input: string[]; model: string };
-      embeddings.texts += input.length;
-      response.writeHead(200, { "Content-Type": "application/json" });
-      response.end(JSON.stringify({ object: "list", model, data: input.map((text, index) => ({ object: "embedding", index, embedding: bagOfWords(text) })) }));
-    });
-  });
-  await new Promise<void>((resolve) => embeddings.server?.listen(port, "127.0.0.1", resolve));
-  embeddings.url = `http://127.0.0.1:${port}/v1`;
-}
+let embeddings: EmbeddingsServer;
 
 const hybridArgs = () => ["--var", "EMBEDDINGS:http", "--var", `EMBEDDINGS_URL:${embeddings.url}`, "--var", "EMBEDDINGS_MODEL:bag-of-words-64", "--var", "VECTOR_INDEX:d1"];
 
@@ -66,7 +44,7 @@ let server: RunningServer | undefined;
 let embeddedByFirstStart = 0;
 
 beforeAll(async () => {
-  await startEmbeddings();
+  embeddings = await startEmbeddingsServer(await freePort());
   stateDir = newStateDir();
   server = await startServer(hybridArgs(), stateDir);
   embeddedByFirstStart = embeddings.texts;
@@ -74,7 +52,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await server?.stop();
-  await new Promise((resolve) => embeddings.server?.close(resolve));
+  await embeddings?.close();
 });
 
 describe("npm start with EMBEDDINGS=http", () => {
