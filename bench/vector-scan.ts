@@ -11,7 +11,7 @@ import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { applyLocalMigrations, withLocalEnv } from "../cli/local-env.ts";
 import { planBatches } from "../src/d1/batches.ts";
-import { d1VectorIndex, toBlob } from "../src/embeddings/d1-index.ts";
+import { d1VectorIndex, encodeVector } from "../src/embeddings/d1-index.ts";
 import { normalise } from "../src/embeddings/embedder.ts";
 
 const MODEL = "bench:random";
@@ -37,7 +37,7 @@ async function fill(db: D1Database, from: number, to: number, dimensions: number
       statements: [
         db
           .prepare("INSERT INTO chunk_vectors (vector_id, base_uri, document_name, chunk_id, text_hash, model, dimensions, vector) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)")
-          .bind(`v${i}`, "https://bench.example", `documents/bench.example/p${Math.floor(i / 10)}`, `c${i % 10}`, "h", MODEL, dimensions, toBlob(randomVector(i + 1, dimensions))),
+          .bind(`v${i}`, "https://bench.example", `documents/bench.example/p${Math.floor(i / 10)}`, `c${i % 10}`, "h", MODEL, dimensions, encodeVector(randomVector(i + 1, dimensions))),
       ],
       bytes: dimensions * 4 + 100,
     });

@@ -4,6 +4,7 @@
  * and VECTORIZE bindings) read into a plan, or the list of what to set.
  * `EMBEDDINGS=off`, the default, needs nothing and changes nothing.
  */
+import type { VectorizeBinding } from "./vectorize-index.ts";
 import { DEFAULT_WORKERS_AI_MODEL, WORKERS_AI_MODELS, isWorkersAiModel, type WorkersAiModel } from "./workers-ai.ts";
 
 /** What the configuration is read from: the Worker's env, or the CLI's merged variables and bindings. */
@@ -14,14 +15,14 @@ export interface EmbeddingsVars {
   EMBEDDINGS_API_KEY?: string;
   VECTOR_INDEX?: string;
   AI?: Ai;
-  VECTORIZE?: Vectorize;
+  VECTORIZE?: VectorizeBinding;
 }
 
 /** Which embedder, with what it needs. */
 export type EmbedderPlan = { kind: "workers-ai"; ai: Ai; model: WorkersAiModel } | { kind: "http"; baseUrl: string; model: string; apiKey?: string };
 
 /** Which vector index. */
-export type IndexPlan = { kind: "d1" } | { kind: "vectorize"; index: Vectorize };
+export type IndexPlan = { kind: "d1" } | { kind: "vectorize"; index: VectorizeBinding };
 
 /** Hybrid retrieval switched off, switched on with a plan, or refused with what to set. */
 export type EmbeddingsConfig = { mode: "off" } | { mode: "hybrid"; embedder: EmbedderPlan; index: IndexPlan } | { mode: "invalid"; problems: string[] };

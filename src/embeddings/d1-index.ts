@@ -16,20 +16,60 @@ import type { VectorIndex, VectorMatch, VectorQuery } from "./vector-index.ts";
  */
 export const D1_SCAN_MAX_CHUNKS = 10_000;
 
-/** Rows per scan query: 768 float32s are 3 KB, so a page is about 3 MB of vectors. */
+/** Rows per scan query: a 768-dimension vector is about 1 KB of base64, so a page is about 1 MB. */
 const SCAN_PAGE = 1000;
 
-/** A float32 vector as a BLOB (little-endian, as every platform Workers run on). */
-export function toBlob(values: Float32Array): Uint8Array {
-  return new Uint8Array(values.buffer.slice(values.byteOffset, values.byteOffset + values.byteLength));
+/**
+ * A vector as stored in `chunk_vectors.vector`: base64 of a float32 scale
+ * (little-endian) followed by one signed byte per dimension, the component
+ * divided by the scale (the largest magnitude / 127). Not float32 BLOBs:
+ * D1 hands a BLOB to the Worker as a JSON array of byte values, and a
+ * float32 vector is 4 KB of base64; a scan of 10,000 vectors took 31 s as
+ * BLOBs, 1.1 s as float32 base64 and a quarter of that as bytes
+ * (bench/vector-scan.ts, BENCHMARKS.md). Per-vector int8 quantisation
+ * changes cosine similarities by well under 0.01, far less than the
+ * difference between neighbours that fusion cares about.
+ *
+ * @example decodeVector(encodeVector(new Float32Array([0.6, -0.8]))) // Float32Array [≈0.6, ≈-0.8]
+ */
+export function encodeVector(values: Float32Array): string {
+  let largest = 0;
+  for (const value of values) largest = Math.max(largest, Math.abs(value));
+  const scale = largest > 0 ? largest / 127 : 1;
+  const bytes = new Uint8Array(4 + values.length);
+  new DataView(bytes.buffer).setFloat32(0, scale, true);
+  for (let i = 0; i < values.length; i += 1) bytes[4 + i] = Math.round((values[i] as number) / scale) & 0xff;
+  let binary = "";
+  for (let i = 0; i < bytes.length; i += 1) binary += String.fromCharCode(bytes[i] as number);
+  return btoa(binary);
 }
 
-/** A BLOB column as D1 returns it (ArrayBuffer, or an array of bytes in some versions) back as floats. */
-export function fromBlob(blob: unknown): Float32Array | null {
-  if (blob instanceof ArrayBuffer) return new Float32Array(blob.slice(0));
-  if (ArrayBuffer.isView(blob)) return new Float32Array(blob.buffer.slice(blob.byteOffset, blob.byteOffset + blob.byteLength));
-  if (Array.isArray(blob)) return new Float32Array(new Uint8Array(blob).buffer);
-  return null;
+/** A stored vector, quantised: its bytes and the scale that turns them back into components. */
+export interface StoredVector {
+  scale: number;
+  bytes: Int8Array;
+}
+
+/** A stored vector's scale and bytes; null when the value is not one encodeVector wrote. */
+export function readVector(stored: unknown): StoredVector | null {
+  if (typeof stored !== "string" || stored.length < 8) return null;
+  let binary: string;
+  try {
+    binary = atob(stored);
+  } catch {
+    return null;
+  }
+  if (binary.length < 5) return null;
+  const raw = new Uint8Array(binary.length);
+  for (let i = 0; i < binary.length; i += 1) raw[i] = binary.charCodeAt(i);
+  return { scale: new DataView(raw.buffer).getFloat32(0, true), bytes: new Int8Array(raw.buffer, 4) };
+}
+
+/** A stored vector back as floats (within its quantisation step); null when it is not one encodeVector wrote. */
+export function decodeVector(stored: unknown): Float32Array | null {
+  const vector = readVector(stored);
+  if (!vector) return null;
+  return Float32Array.from(vector.bytes, (byte) => byte * vector.scale);
 }
 
 /** Keeps the `size` best matches seen, best first. */
@@ -51,7 +91,7 @@ class TopMatches {
   }
 }
 
-function dot(a: Float32Array, b: Float32Array): number {
+function dot(a: Int8Array, b: Float32Array): number {
   let sum = 0;
   for (let i = 0; i < a.length; i += 1) sum += (a[i] as number) * (b[i] as number);
   return sum;
@@ -83,8 +123,8 @@ export function d1VectorIndex(db: D1Reader): VectorIndex {
           .bind(query.model, after, query.vector.length, ...(filter?.params ?? []))
           .all<{ row: number; id: string; vector: unknown }>();
         for (const row of results) {
-          const values = fromBlob(row.vector);
-          if (values && values.length === query.vector.length) top.offer(row.id, dot(values, query.vector));
+          const stored = readVector(row.vector);
+          if (stored && stored.bytes.length === query.vector.length) top.offer(row.id, stored.scale * dot(stored.bytes, query.vector));
         }
         const last = results[results.length - 1];
         if (!last || results.length < SCAN_PAGE) break;

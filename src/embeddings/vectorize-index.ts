@@ -14,6 +14,13 @@ import type { ChunkVector, VectorIndex, VectorQuery } from "./vector-index.ts";
  */
 export const VECTORIZE_LIMITS = { upsertBatch: 1000, topK: 100, idBytes: 64 } as const;
 
+/**
+ * The VECTORIZE binding: `wrangler types` declares `[[vectorize]]` as the
+ * beta `VectorizeIndex`, and a current index is served as `Vectorize`
+ * (mutations answer a mutation id); the calls made here are the same on both.
+ */
+export type VectorizeBinding = Vectorize | VectorizeIndex;
+
 /** The metadata each vector carries; `data_source` has a metadata index, so queries filter on it before ranking. */
 export interface ChunkMetadata {
   data_source: string;
@@ -54,7 +61,7 @@ export function vectorizeFilter(filter: CompiledFilter | null): VectorizeVectorM
  * model is not in the metadata because one index holds one model's vectors
  * (its dimensions are fixed at creation): a change of model means a new index.
  */
-export function vectorizeIndex(index: Vectorize): VectorIndex {
+export function vectorizeIndex(index: VectorizeBinding): VectorIndex {
   return {
     kind: "vectorize",
     storesInLedger: false,

@@ -8,7 +8,7 @@
 import { planBatches, utf8Bytes, type StatementGroup } from "../../d1/batches.ts";
 import { D1_LIMITS } from "../../d1/limits.ts";
 import { sha256Hex } from "../../hash.ts";
-import { toBlob } from "../../embeddings/d1-index.ts";
+import { encodeVector } from "../../embeddings/d1-index.ts";
 import { embedInBatches, embeddedText } from "../../embeddings/embedder.ts";
 import type { SemanticSearch } from "../../embeddings/semantic-search.ts";
 import { vectorIdOf } from "../../embeddings/vector-ids.ts";
@@ -122,7 +122,7 @@ async function writeLedger(db: D1Database, baseUri: string, model: string, vecto
              chunk_id = excluded.chunk_id, text_hash = excluded.text_hash, model = excluded.model,
              dimensions = excluded.dimensions, vector = excluded.vector`,
         )
-        .bind(vector.id, baseUri, vector.document, vector.chunkId, vector.textHash, model, vector.values.length, withVectors ? toBlob(vector.values) : null),
+        .bind(vector.id, baseUri, vector.document, vector.chunkId, vector.textHash, model, vector.values.length, withVectors ? encodeVector(vector.values) : null),
     ],
     bytes: utf8Bytes(vector.id + baseUri + vector.document + vector.chunkId + vector.textHash + model) + (withVectors ? vector.values.byteLength : 0),
   }));
