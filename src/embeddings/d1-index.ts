@@ -10,9 +10,9 @@ import type { VectorIndex, VectorMatch, VectorQuery } from "./vector-index.ts";
 
 /**
  * The corpus size (chunks) up to which the D1 index is recommended:
- * bench/vector-scan.ts measured a query at 768 dimensions over 10,000
- * chunks and 50,000 (BENCHMARKS.md); past this the scan costs more than the
- * rest of a search.
+ * bench/vector-scan.ts measured a query at 768 dimensions at 0.37 s over
+ * 10,000 chunks and 1.6 s over 50,000 (BENCHMARKS.md), past the index's
+ * 1.5 s deadline (hybrid.ts), so a larger corpus wants Vectorize.
  */
 export const D1_SCAN_MAX_CHUNKS = 10_000;
 
@@ -24,11 +24,11 @@ const SCAN_PAGE = 1000;
  * (little-endian) followed by one signed byte per dimension, the component
  * divided by the scale (the largest magnitude / 127). Not float32 BLOBs:
  * D1 hands a BLOB to the Worker as a JSON array of byte values, and a
- * float32 vector is 4 KB of base64; a scan of 10,000 vectors took 31 s as
- * BLOBs, 1.1 s as float32 base64 and a quarter of that as bytes
- * (bench/vector-scan.ts, BENCHMARKS.md). Per-vector int8 quantisation
- * changes cosine similarities by well under 0.01, far less than the
- * difference between neighbours that fusion cares about.
+ * float32 vector is 4 KB of base64. Scanning 10,000 vectors of 768
+ * dimensions took about 17 s as float32 BLOBs, 1.0 s as float32 base64 and
+ * 0.4 s as these bytes, in one run (BENCHMARKS.md). Per-vector int8
+ * quantisation moved a cosine similarity by 0.0002 there, far less than
+ * the difference between neighbours that fusion cares about.
  *
  * @example decodeVector(encodeVector(new Float32Array([0.6, -0.8]))) // Float32Array [≈0.6, ≈-0.8]
  */
