@@ -70,6 +70,21 @@ describe("the embedding step of an ingestion", () => {
     await syncDocuments(env.DB, site.baseUri, [], { prune: true, embeddings: semantic(own) });
   });
 
+  it("keeps the written pages when the embedder fails, says how far it got, and embeds the rest on the next run", async () => {
+    const site = siteFor("https://down.example");
+    const pages = [(await prepareDocument("d.md", "---\ntitle: D\n---\n# D\n\nWritten before the embedder failed.\n", site)) as PreparedDocument];
+    const down = new BagEmbedder();
+    down.down = true;
+    await expect(syncDocuments(env.DB, site.baseUri, pages, { prune: true, embeddings: semantic(down) })).rejects.toThrow(
+      /^the pages are written, but embedding stopped after 0 of 1 chunks \(the test embedder is down\); run the ingestion again to embed the rest$/,
+    );
+    expect((await searchDocuments(env.DB, { query: "written before the embedder failed" })).results[0]?.parent).toBe("documents/down.example/d");
+    down.down = false;
+    const again = await syncDocuments(env.DB, site.baseUri, pages, { prune: true, embeddings: semantic(down) });
+    expect(again).toMatchObject({ unchanged: ["documents/down.example/d"], embedding: { embedded: 1 } });
+    await syncDocuments(env.DB, site.baseUri, [], { prune: true, embeddings: semantic(down) });
+  }, 20_000);
+
   it("re-embeds everything when the model changes, and searches only the new model's vectors", async () => {
     const site = siteFor("https://models.example");
     const pages = [(await prepareDocument("m.md", "---\ntitle: M\n---\n# M\n\nModels change.\n", site)) as PreparedDocument];

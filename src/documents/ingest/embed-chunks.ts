@@ -80,7 +80,7 @@ export async function embedChunks(
   });
 
   let embedded = 0;
-  await embedInBatches(
+  const embedding = embedInBatches(
     embedder,
     missing.map((chunk) => chunk.text),
     async (start, vectors) => {
@@ -103,6 +103,12 @@ export async function embedChunks(
       onProgress?.(embedded, missing.length);
     },
   );
+  await embedding.catch((error: unknown) => {
+    // The pages are written and searchable; a chunk without a vector is found by its words only until the next run embeds it.
+    throw new Error(
+      `the pages are written, but embedding stopped after ${embedded} of ${missing.length} chunks (${error instanceof Error ? error.message : String(error)}); run the ingestion again to embed the rest`,
+    );
+  });
   if (stale.length > 0) {
     await index.delete(stale);
     await deleteLedgerRows(db, stale);
