@@ -7,6 +7,8 @@ import { listFolder, readFiles } from "./files.ts";
 import { describeSync } from "./report.ts";
 import { describeMarkupCounts } from "../src/markdown/site-markup.ts";
 import { DEFAULT_CORPUS } from "../src/documents/default-corpus.ts";
+import type { EmbeddingReport } from "../src/documents/ingest/embed-chunks.ts";
+import type { SemanticSearch } from "../src/embeddings/semantic-search.ts";
 
 /**
  * Refuses a user's base URI inside the default corpus's, under any scheme:
@@ -28,6 +30,8 @@ export interface DocsIngestResult extends SyncReport {
   skipped: PreparedSite["skipped"];
   /** Per page (by path), the site markup that was stripped; pages with none are absent. */
   cleaned: { path: string; summary: string }[];
+  /** Hybrid retrieval on: what the embedding step did. */
+  embedding?: EmbeddingReport;
 }
 
 /** Progress lines only for runs long enough to make a person wonder. */
@@ -42,7 +46,7 @@ export async function ingestDocsFolder(
   db: D1Database,
   dir: string,
   site: Site,
-  options: { prune: boolean; progress?: (line: string) => void },
+  options: { prune: boolean; progress?: (line: string) => void; embeddings?: SemanticSearch },
 ): Promise<DocsIngestResult> {
   const { files: paths, skipped: notFiles } = await listFolder(dir, PAGE_EXTENSION);
   if (paths.length === 0) throw new Error(`${dir} has no .md, .mdx or .markdown files`);
@@ -79,7 +83,8 @@ export async function ingestPages(
   progress?.(`writing ${documents.length} pages to D1 in batches within its limits`);
   const started = performance.now();
   const onProgress = progress && ((written: WriteProgress) => progress(describeWriteProgress(written, performance.now() - started)));
-  return { ...(await syncDocuments(db, site.baseUri, documents, { ...options, onProgress })), skipped, cleaned };
+  const onEmbedProgress = progress && ((embedded: number, total: number) => progress(`embedded ${embedded}/${total} chunks`));
+  return { ...(await syncDocuments(db, site.baseUri, documents, { ...options, onProgress, onEmbedProgress })), skipped, cleaned };
 }
 
 /**
@@ -98,6 +103,10 @@ export function describeDocsIngest(baseUri: string, result: DocsIngestResult): s
   const parts = [describeSync(result)];
   if (result.skipped.length > 0) parts.push(`${result.skipped.length} skipped`);
   if (result.cleaned.length > 0) parts.push(`site markup stripped from ${result.cleaned.length} pages`);
+  if (result.embedding) {
+    const removed = result.embedding.removed > 0 ? `, ${result.embedding.removed} vectors removed` : "";
+    parts.push(`${result.embedding.embedded} chunks embedded (${result.embedding.model})${removed}`);
+  }
   return `${baseUri}: ${parts.join(", ")}`;
 }
 

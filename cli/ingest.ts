@@ -9,6 +9,7 @@ import { describeArchiveRead, ingestArchive } from "./ingest-archive.ts";
 import { describeLlmsRead, ingestLlms } from "./ingest-llms.ts";
 import { USER_LIBRARY, checkLibraryName, describeLibraryIngest, ingestLibraryFolder } from "./ingest-library.ts";
 import { withEnv } from "./env.ts";
+import { cliSemanticSearch, embeddingsVars } from "./embeddings-vars.ts";
 import { DEFAULT_STATE_DIR } from "./local-env.ts";
 import { progressPrinter } from "./progress.ts";
 import { runCli } from "./run-cli.ts";
@@ -25,7 +26,8 @@ const USAGE = `usage:
 
 docs: loads a folder of Markdown pages (front matter: title, description) into the local D1
 database that \`npm start\` serves (--remote: the deployed one). Pages under other base URIs are
-never touched.
+never touched. With EMBEDDINGS set (wrangler.toml, .dev.vars or the environment), new and
+changed chunks are embedded too.
 
 archive: reads the Markdown pages of a repository snapshot (.tar.gz or .tar; GitHub's and GitLab's
 archive URLs work, and their single top folder is stripped), under --path if given, then loads
@@ -71,8 +73,9 @@ async function main(argv: string[]): Promise<void> {
   refuseDefaultCorpusBase(site);
   const progress = progressPrinter("ingest");
   // With --remote, the very code path of a local run, against the deployed D1 database, in batches within D1's limits.
+  // EMBEDDINGS and friends as the Worker reads them (embeddings-vars.ts); a misconfiguration stops the run before it writes.
   const result = await withEnv({ remote: values.remote, persistTo: values["persist-to"] }, (env) =>
-    ingestDocsFolder(env.DB, dir, site, { prune: values.prune, progress: progress.update }),
+    ingestDocsFolder(env.DB, dir, site, { prune: values.prune, progress: progress.update, embeddings: cliSemanticSearch(embeddingsVars(env)) }),
   ).finally(progress.done);
   for (const line of describeDocsPages(result)) console.log(line);
   console.log(describeDocsIngest(site.baseUri, result));

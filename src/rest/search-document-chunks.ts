@@ -4,6 +4,7 @@ import type { Context } from "hono";
 import { resultBudget } from "../config.ts";
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, searchDocuments } from "../documents/search/search-documents.ts";
 import { findContentLengths } from "../documents/read/stored-documents.ts";
+import { semanticSearchFor } from "../embeddings/semantic-search.ts";
 import { AlmanacError } from "../errors.ts";
 import { filterField, queryField } from "../tools/document-fields.ts";
 import { int32Value, optionalValue, readParameters, requiredValue, type RestMethod } from "./parameters.ts";
@@ -46,7 +47,7 @@ export async function searchDocumentChunks(c: Context<{ Bindings: Env }>): Promi
     filter: optionalValue(parameters, "filter", filterField) || undefined,
     // MCP's budget for MCP's largest page (20), growing with pageSize past it, so both doors page alike up to 20.
     budgetChars: resultBudget(c.env) * Math.ceil(pageSize / MAX_PAGE_SIZE),
-  });
+  }, undefined, semanticSearchFor(c.env));
   const contentLengths = await findContentLengths(db, result.results.map((hit) => hit.parent));
   return respond(c, system, searchResponse(result, contentLengths));
 }

@@ -5,6 +5,7 @@ import { retrieveChunks, toChunkHit } from "../search/retrieve.ts";
 import type { ChunkHit } from "../document.ts";
 import { sentencesOf, type Sentence } from "./sentences.ts";
 import type { D1Reader } from "../../d1/sessions.ts";
+import type { SemanticSearch } from "../../embeddings/semantic-search.ts";
 
 /** A grounded answer in the shape of Google's AnswerQueryResponse. */
 export interface Answer {
@@ -117,8 +118,13 @@ function shapeOf(query: string): QuestionShape {
  * Every word is copied from a referenced document, so it needs no model and
  * cannot invent anything.
  */
-export async function answerQuery(db: D1Reader, request: { query: string; filter?: string }, weights: AnswerWeights = DEFAULT_ANSWER_WEIGHTS): Promise<Answer> {
-  return (await answerWithSources(db, request, weights)).answer;
+export async function answerQuery(
+  db: D1Reader,
+  request: { query: string; filter?: string },
+  weights: AnswerWeights = DEFAULT_ANSWER_WEIGHTS,
+  semantic?: SemanticSearch,
+): Promise<Answer> {
+  return (await answerWithSources(db, request, weights, semantic)).answer;
 }
 
 /** An answer and, per reference (in the same order), the chunk its first cited sentence comes from. */
@@ -132,11 +138,12 @@ export async function answerWithSources(
   db: D1Reader,
   request: { query: string; filter?: string },
   weights: AnswerWeights = DEFAULT_ANSWER_WEIGHTS,
+  semantic?: SemanticSearch,
 ): Promise<SourcedAnswer> {
   const { answering } = weights;
   const filter = compileFilter(request.filter);
   const noAnswer: SourcedAnswer = { answer: { answerText: NO_GROUNDED_ANSWER, references: [], citations: [] }, sources: [] };
-  const { ranked, terms, namedSites } = await retrieveChunks(db, request.query, { source: request.filter, compiled: filter }, weights.ranking);
+  const { ranked, terms, namedSites } = await retrieveChunks(db, request.query, { source: request.filter, compiled: filter }, weights.ranking, semantic);
   const quoted = answerSources(ranked, namedSites);
   const hits = ranked.filter((hit) => quoted.has(hit.document.dataSource)).slice(0, CANDIDATE_CHUNKS);
   if (!hits.slice(0, GATE_CHUNKS).some((hit) => hit.coverage >= ANSWERABLE_COVERAGE)) return noAnswer;

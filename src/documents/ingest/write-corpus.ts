@@ -9,6 +9,8 @@ import { D1_LIMITS, rowsPerInsert } from "../../d1/limits.ts";
 import { commonTermsMissing, refreshCommonTerms } from "../search/common-terms.ts";
 import type { PreparedDocument } from "./prepare-pages.ts";
 import type { SyncReport } from "../../sync-report.ts";
+import type { SemanticSearch } from "../../embeddings/semantic-search.ts";
+import { embedChunks, type EmbeddingReport } from "./embed-chunks.ts";
 
 /** How far the writing has got, after each batch. */
 export interface WriteProgress {
@@ -40,8 +42,11 @@ export async function syncDocuments(
     onProgress?: (progress: WriteProgress) => void;
     /** Pages the source still has but did not send again (a crawl's 304s): reported unchanged, never pruned. */
     keep?: readonly string[];
+    /** Hybrid retrieval on: the written chunks are embedded too (embed-chunks.ts), and the report says how many. */
+    embeddings?: SemanticSearch;
+    onEmbedProgress?: (embedded: number, total: number) => void;
   },
-): Promise<SyncReport> {
+): Promise<SyncReport & { embedding?: EmbeddingReport }> {
   const updateTime = (options.now ?? new Date()).toISOString();
   const { results: existing } = await withRetries(() =>
     db.prepare("SELECT name, content_hash FROM documents WHERE base_uri = ?1").bind(baseUri).all<{ name: string; content_hash: string }>(),
@@ -77,7 +82,8 @@ export async function syncDocuments(
   await writeBatches(db, groups, options.onProgress);
   // Search counts common words from a copy (common-terms.ts): renewed whenever the index changed, and on a first run after migration 0005.
   if (groups.length > 0 || (await withRetries(() => commonTermsMissing(db)))) await withRetries(() => refreshCommonTerms(db));
-  return report;
+  if (!options.embeddings) return report;
+  return { ...report, embedding: await embedChunks(db, options.embeddings, baseUri, documents, options.onEmbedProgress) };
 }
 
 /** Runs the groups' statements in planned batches, reporting progress after each. */

@@ -7,6 +7,8 @@ import { fetchCandidates, type CandidateQuery } from "./candidates.ts";
 import type { RankingWeights } from "./ranking-weights.ts";
 import { d1Statements } from "../../d1/statements.ts";
 import type { D1Reader } from "../../d1/sessions.ts";
+import type { SemanticSearch } from "../../embeddings/semantic-search.ts";
+import { embedQuery, fuseWithVectors } from "./hybrid.ts";
 
 /** The chunks that best answer a query, best first, and the query's words as they were weighed. */
 export interface Retrieval {
@@ -42,22 +44,28 @@ export function planRetrieval(query: string, filter: { source?: string; compiled
 
 /**
  * Finds and ranks the chunks for free user text: BM25 candidates from the
- * FTS5 index, re-ranked (rank.ts) with `ranking`. Search and answers both start here, so an
- * answer is always drawn from what search ranks first.
+ * FTS5 index, re-ranked (rank.ts) with `ranking`, and with `semantic` (hybrid
+ * retrieval on) fused with the query's vector neighbours (hybrid.ts). Search and
+ * answers both start here, so an answer is always drawn from what search ranks first.
  */
 export async function retrieveChunks(
   db: D1Reader,
   query: string,
   filter: { source?: string; compiled: CompiledFilter | null },
   ranking: RankingWeights,
+  semantic?: SemanticSearch,
 ): Promise<Retrieval> {
   const plan = planRetrieval(query, filter);
   if (!plan) return { ranked: [], terms: [], namedSites: new Set(), affineSite: null };
+  // The query is embedded while the lexical candidates are fetched.
+  const embedding = semantic ? embedQuery(semantic, query) : undefined;
   const { candidates, statistics } = await fetchCandidates(d1Statements(db), plan, ranking);
   const terms = weighTerms(plan.words, plan.identifiers, statistics);
   const sites = namedSites(plan.words, [...new Set(candidates.map((candidate) => candidate.document.dataSource))]);
   const { ranked, affineSite } = rankWithSites(candidates, terms, sites, ranking);
-  return { ranked, terms, namedSites: sites, affineSite };
+  if (!semantic || !embedding) return { ranked, terms, namedSites: sites, affineSite };
+  const fused = await fuseWithVectors(db, semantic, embedding, plan, { ranked, terms, sites, ranking });
+  return { ranked: fused, terms, namedSites: sites, affineSite };
 }
 
 /**
