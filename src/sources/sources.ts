@@ -1,0 +1,180 @@
+// Sources are data (issue 20): the rows of the `sources` table, the functions
+// that keep them, and which of them are due. No transport imports here.
+import { AlmanacError } from "../errors.ts";
+
+/** The readers a source can name, as `npm run ingest -- <kind>`. */
+export const SOURCE_KINDS = ["site", "archive", "llms"] as const;
+export type SourceKind = (typeof SOURCE_KINDS)[number];
+export type RunOutcome = "running" | "succeeded" | "failed";
+
+/** The counts a run reports, as the ingest report does. */
+export interface RunCounts {
+  added: number;
+  updated: number;
+  unchanged: number;
+  removed: number;
+  skipped: number;
+}
+
+/** One source and the state of its last run (times in epoch milliseconds). */
+export interface Source {
+  name: string;
+  kind: SourceKind;
+  url: string;
+  options: Record<string, unknown>;
+  every: number;
+  runId: string | null;
+  lastRun: (RunCounts & { outcome: RunOutcome; startTime: number | null; endTime: number | null; error: string | null }) | null;
+  lastSuccessTime: number | null;
+  nextDue: number;
+}
+
+interface SourceRow {
+  name: string;
+  kind: SourceKind;
+  url: string;
+  options: string;
+  every: number;
+  run_id: string | null;
+  outcome: RunOutcome | null;
+  start_time: number | null;
+  end_time: number | null;
+  added: number;
+  updated: number;
+  unchanged: number;
+  removed: number;
+  skipped: number;
+  error: string | null;
+  last_success_time: number | null;
+  next_due: number;
+}
+
+const UNITS: Record<string, number> = { s: 1, m: 60, h: 3600, d: 86400 };
+
+/** Seconds in an interval such as "30m", "1h", "1d" or "90s". */
+export function parseInterval(text: string): number {
+  const match = /^(\d+)\s*([smhd])$/.exec(text.trim());
+  const seconds = match ? Number(match[1]) * UNITS[match[2]!]! : 0;
+  if (!match || seconds <= 0) {
+    throw new AlmanacError("INVALID_ARGUMENT", `--every must be a positive number followed by s, m, h or d (e.g. 30m, 1h, 1d), not "${text}"`);
+  }
+  return seconds;
+}
+
+function fromRow(row: SourceRow): Source {
+  return {
+    name: row.name,
+    kind: row.kind,
+    url: row.url,
+    options: JSON.parse(row.options) as Record<string, unknown>,
+    every: row.every,
+    runId: row.run_id,
+    lastRun:
+      row.outcome === null
+        ? null
+        : {
+            outcome: row.outcome,
+            startTime: row.start_time,
+            endTime: row.end_time,
+            added: row.added,
+            updated: row.updated,
+            unchanged: row.unchanged,
+            removed: row.removed,
+            skipped: row.skipped,
+            error: row.error,
+          },
+    lastSuccessTime: row.last_success_time,
+    nextDue: row.next_due,
+  };
+}
+
+/** Adds a source, due at once; a name already taken is an error that says so. */
+export async function addSource(
+  db: D1Database,
+  source: { name: string; kind: SourceKind; url: string; options?: Record<string, unknown>; every: number },
+  now: number,
+): Promise<Source> {
+  if (!/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/.test(source.name)) {
+    throw new AlmanacError("INVALID_ARGUMENT", `a source name is 1-64 letters, digits, ".", "_" or "-", starting with a letter or digit, not "${source.name}"`);
+  }
+  if (!SOURCE_KINDS.includes(source.kind)) {
+    throw new AlmanacError("INVALID_ARGUMENT", `a source's kind is one of ${SOURCE_KINDS.join(", ")}, not "${source.kind}"`);
+  }
+  const existing = await db.prepare("SELECT name FROM sources WHERE name = ?").bind(source.name).first();
+  if (existing) throw new AlmanacError("FAILED_PRECONDITION", `a source named "${source.name}" exists already; remove it first or pick another name`);
+  await db
+    .prepare("INSERT INTO sources (name, kind, url, options, every, next_due) VALUES (?, ?, ?, ?, ?, ?)")
+    .bind(source.name, source.kind, source.url, JSON.stringify(source.options ?? {}), source.every, now)
+    .run();
+  return (await getSource(db, source.name))!;
+}
+
+/** The source of that name, or null. */
+export async function getSource(db: D1Database, name: string): Promise<Source | null> {
+  const row = await db.prepare("SELECT * FROM sources WHERE name = ?").bind(name).first<SourceRow>();
+  return row ? fromRow(row) : null;
+}
+
+/** Every source, by name. */
+export async function listSources(db: D1Database): Promise<Source[]> {
+  const { results } = await db.prepare("SELECT * FROM sources ORDER BY name").all<SourceRow>();
+  return results.map(fromRow);
+}
+
+/** Removes a source; false when there was none of that name. */
+export async function removeSource(db: D1Database, name: string): Promise<boolean> {
+  const result = await db.prepare("DELETE FROM sources WHERE name = ?").bind(name).run();
+  return result.meta.changes > 0;
+}
+
+/** The sources due at `now` and not running, soonest first (pure: the cron passes what it listed). */
+export function dueSources(sources: readonly Source[], now: number): Source[] {
+  return sources.filter((source) => source.runId === null && source.nextDue <= now).sort((a, b) => a.nextDue - b.nextDue);
+}
+
+/**
+ * Claims the source for run `runId` if no run holds it: one UPDATE, so of two
+ * runs racing for a source exactly one wins. True when this run won.
+ */
+export async function claimSource(db: D1Database, name: string, runId: string, now: number): Promise<boolean> {
+  const result = await db
+    .prepare(
+      "UPDATE sources SET run_id = ?, outcome = 'running', start_time = ?, end_time = NULL, error = NULL, added = 0, updated = 0, unchanged = 0, removed = 0, skipped = 0 WHERE name = ? AND (run_id IS NULL OR run_id = ?)",
+    )
+    .bind(runId, now, name, runId)
+    .run();
+  return result.meta.changes > 0;
+}
+
+/** Records how run `runId` ended, releases the lock and sets the next due time. */
+export async function finishRun(
+  db: D1Database,
+  name: string,
+  runId: string,
+  end: { outcome: "succeeded"; counts: RunCounts } | { outcome: "failed"; error: string },
+  now: number,
+): Promise<void> {
+  const counts = end.outcome === "succeeded" ? end.counts : { added: 0, updated: 0, unchanged: 0, removed: 0, skipped: 0 };
+  await db
+    .prepare(
+      `UPDATE sources SET run_id = NULL, outcome = ?, end_time = ?, error = ?, added = ?, updated = ?, unchanged = ?, removed = ?, skipped = ?,
+         last_success_time = CASE WHEN ? = 'succeeded' THEN ? ELSE last_success_time END, next_due = ? + every * 1000
+       WHERE name = ? AND run_id = ?`,
+    )
+    .bind(
+      end.outcome,
+      now,
+      end.outcome === "failed" ? end.error : null,
+      counts.added,
+      counts.updated,
+      counts.unchanged,
+      counts.removed,
+      counts.skipped,
+      end.outcome,
+      now,
+      now,
+      name,
+      runId,
+    )
+    .run();
+}
