@@ -1,0 +1,139 @@
+// npm run sources -- add|list|remove|refresh: the sources a deployed Almanac refreshes (issue 20).
+import { parseArgs } from "node:util";
+import { ingestSite } from "../src/documents/ingest/readers/site/ingest.ts";
+import { ingestLlms } from "./ingest-llms.ts";
+import { ingestArchive } from "./ingest-archive.ts";
+import { siteFor } from "../src/documents/ingest/prepare-pages.ts";
+import { addSource, listSources, parseInterval, removeSource, SOURCE_KINDS, type Source, type SourceKind } from "../src/sources/sources.ts";
+import { runSource, type ReadResult } from "../src/sources/run.ts";
+import { withEnv } from "./env.ts";
+import { DEFAULT_STATE_DIR } from "./local-env.ts";
+import { userAgent } from "./ingest-site.ts";
+import { describeSync } from "./report.ts";
+import { runCli } from "./run-cli.ts";
+
+const USAGE = `usage:
+  npm run sources -- add <site|archive|llms> <URL> --name <name> [--every <30m|1h|1d>] [ingest options]
+  npm run sources -- list
+  npm run sources -- remove <name>
+  npm run sources -- refresh <name>
+each with [--remote] [--persist-to <dir>]
+
+ingest options are those of npm run ingest -- <kind>: --base-uri, --data-source, --include,
+--exclude, --max-pages, --content-selector, --timeout (site); --path (archive); --skip-optional
+(llms); --prune. --every defaults to 1d. A new source is due at once.`;
+
+const OPTIONS = {
+  name: { type: "string" },
+  every: { type: "string", default: "1d" },
+  "base-uri": { type: "string" },
+  "data-source": { type: "string" },
+  include: { type: "string", multiple: true },
+  exclude: { type: "string", multiple: true },
+  "max-pages": { type: "string" },
+  "content-selector": { type: "string" },
+  timeout: { type: "string" },
+  path: { type: "string" },
+  "skip-optional": { type: "boolean" },
+  prune: { type: "boolean" },
+  remote: { type: "boolean", default: false },
+  "persist-to": { type: "string", default: DEFAULT_STATE_DIR },
+  help: { type: "boolean", short: "h", default: false },
+} as const;
+
+/** The ingest options of a source, as given on the command line (the same flags as `npm run ingest`). */
+const INGEST_FLAGS = ["base-uri", "data-source", "include", "exclude", "max-pages", "content-selector", "timeout", "path", "skip-optional", "prune"] as const;
+
+async function main(argv: string[]): Promise<void> {
+  const { positionals, values } = parseArgs({ args: argv, allowPositionals: true, options: OPTIONS });
+  const [command, ...rest] = positionals;
+  if (values.help || !command) return console.log(USAGE);
+  const env = { remote: values.remote, persistTo: values["persist-to"] };
+  switch (command) {
+    case "add": {
+      const [kind, url, ...extra] = rest;
+      if (!kind || !SOURCE_KINDS.includes(kind as SourceKind)) throw new Error(`give the kind first: one of ${SOURCE_KINDS.join(", ")}`);
+      if (!url || extra.length > 0) throw new Error("give exactly one URL after the kind");
+      if (!values.name) throw new Error("give the source a --name");
+      new URL(url);
+      const options = Object.fromEntries(INGEST_FLAGS.filter((flag) => values[flag] !== undefined).map((flag) => [flag, values[flag]]));
+      const every = parseInterval(values.every);
+      const source = await withEnv(env, (e) => addSource(e.DB, { name: values.name!, kind: kind as SourceKind, url, options, every }, Date.now()));
+      return console.log(JSON.stringify(describe(source)));
+    }
+    case "list": {
+      for (const source of await withEnv(env, (e) => listSources(e.DB))) console.log(JSON.stringify(describe(source)));
+      return;
+    }
+    case "remove": {
+      const [name] = rest;
+      if (!name) throw new Error("give the name of the source to remove");
+      if (!(await withEnv(env, (e) => removeSource(e.DB, name)))) throw new Error(`no source named "${name}"`);
+      return console.log(`removed ${name} (its pages stay in the corpus until removed with npm run ingest -- … --prune or by hand)`);
+    }
+    case "refresh": {
+      const [name] = rest;
+      if (!name) throw new Error("give the name of the source to refresh");
+      const runId = `cli-${name}-${Date.now()}`;
+      const source = await withEnv(env, (e) => runSource(e.DB, name, runId, (s) => read(s, e.DB)));
+      return console.log(JSON.stringify(describe(source)));
+    }
+    default:
+      throw new Error(`unknown command "${command}"`);
+  }
+}
+
+/** Reads and writes a source through the reader of its kind, with its stored ingest options. */
+async function read(source: Source, db: D1Database): Promise<ReadResult> {
+  const o = source.options as Record<string, string | string[] | boolean | undefined>;
+  const connect = <T>(work: (db: D1Database) => Promise<T>) => work(db);
+  const str = (key: string) => o[key] as string | undefined;
+  if (source.kind === "site") {
+    const limits: { maxPages?: number; timeoutMs?: number } = {};
+    if (str("max-pages")) limits.maxPages = Number(str("max-pages"));
+    if (str("timeout")) limits.timeoutMs = Number(str("timeout")) * 1000;
+    const result = await ingestSite(db, {
+      start: source.url,
+      baseUri: str("base-uri"),
+      dataSource: str("data-source"),
+      prune: o.prune === true,
+      fetch: globalThis.fetch,
+      userAgent: userAgent(),
+      include: (o.include as string[] | undefined) ?? [],
+      exclude: (o.exclude as string[] | undefined) ?? [],
+      contentSelector: str("content-selector"),
+      limits,
+    });
+    console.error(describeSync(result));
+    return result;
+  }
+  if (source.kind === "llms") {
+    return ingestLlms(source.url, { "base-uri": str("base-uri"), "data-source": str("data-source"), "skip-optional": o["skip-optional"] === true, prune: o.prune === true }, connect);
+  }
+  const site = siteFor(str("base-uri") ?? source.url, str("data-source"));
+  return ingestArchive(source.url, str("path"), connect, site, { prune: o.prune === true });
+}
+
+/** One line of `list`: what a deployer checks, times in RFC 3339. */
+function describe(source: Source) {
+  const time = (ms: number | null | undefined) => (ms == null ? null : new Date(ms).toISOString());
+  const run = source.lastRun;
+  return {
+    name: source.name,
+    kind: source.kind,
+    url: source.url,
+    every: source.every,
+    outcome: run?.outcome ?? null,
+    startTime: time(run?.startTime),
+    endTime: time(run?.endTime),
+    added: run?.added ?? 0,
+    updated: run?.updated ?? 0,
+    unchanged: run?.unchanged ?? 0,
+    removed: run?.removed ?? 0,
+    skipped: run?.skipped ?? 0,
+    error: run?.error ?? null,
+    nextDue: time(source.nextDue),
+  };
+}
+
+runCli("sources", USAGE, main);
