@@ -2,6 +2,7 @@
 // are due and a run claims one so two runs of a source never overlap.
 import { env } from "cloudflare:test";
 import { beforeEach, describe, expect, it } from "vitest";
+import { runSource } from "../../src/sources/run.ts";
 import { addSource, claimSource, dueSources, finishRun, getSource, listSources, parseInterval, removeSource } from "../../src/sources/sources.ts";
 
 const NOW = Date.UTC(2026, 11, 1, 12, 0, 0);
@@ -64,5 +65,29 @@ describe("sources", () => {
     await addSource(env.DB, { name: "demo", kind: "site", url: "http://a/", every: 60 }, NOW);
     expect(await removeSource(env.DB, "demo")).toBe(true);
     expect(await removeSource(env.DB, "demo")).toBe(false);
+  });
+});
+
+describe("runSource", () => {
+  it("records a successful read's counts, and a failed read's reason while keeping the last success", async () => {
+    await addSource(env.DB, { name: "demo", kind: "site", url: "http://a/", every: 60 }, NOW);
+    let clock = NOW;
+    const ok = await runSource(env.DB, "demo", "run-1", async () => ({ added: ["a", "b"], updated: [], unchanged: ["c"], removed: [], skipped: [{}] }), () => clock++);
+    expect(ok.lastRun).toMatchObject({ outcome: "succeeded", added: 2, unchanged: 1, skipped: 1 });
+    await expect(
+      runSource(env.DB, "demo", "run-2", async () => {
+        throw new Error("HTTP 500 from http://a/b");
+      }, () => clock++),
+    ).rejects.toThrow("HTTP 500");
+    const failed = (await getSource(env.DB, "demo"))!;
+    expect(failed).toMatchObject({ runId: null, lastSuccessTime: ok.lastSuccessTime });
+    expect(failed.lastRun).toMatchObject({ outcome: "failed", error: "HTTP 500 from http://a/b" });
+  });
+
+  it("refuses a second run while one holds the source, and an unknown name", async () => {
+    await addSource(env.DB, { name: "demo", kind: "site", url: "http://a/", every: 60 }, NOW);
+    await claimSource(env.DB, "demo", "run-1", NOW);
+    await expect(runSource(env.DB, "demo", "run-2", async () => ({ added: [], updated: [], unchanged: [], removed: [] }))).rejects.toThrow(/being refreshed by run run-1/);
+    await expect(runSource(env.DB, "nope", "run-3", async () => ({ added: [], updated: [], unchanged: [], removed: [] }))).rejects.toThrow(/no source named "nope"/);
   });
 });
