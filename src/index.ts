@@ -11,6 +11,7 @@ import { QuotaCounter } from "./quota/quota-counter.ts";
 import { restApi } from "./rest/routes.ts";
 import { llmsTxtSite } from "./web/llms-txt.ts";
 import { landingSite } from "./web/routes.tsx";
+import { sourcesSite } from "./web/sources.ts";
 
 export { AlmanacMcp, QuotaCounter, SessionRegistry };
 
@@ -28,5 +29,7 @@ app.route("/", restApi());
 app.route("/", landingSite({ mcpPath: "/mcp", restBasePath: "/v1" }));
 // The corpus for other tools in llms.txt form, each page's Markdown at /documents/<host>/<path>.md.
 app.route("/", llmsTxtSite());
+// Read-only freshness of the sources `npm run sources` keeps.
+app.route("/", sourcesSite());
 
 export default app;

@@ -1,5 +1,6 @@
 // Sources are data (issue 20): the rows of the `sources` table, the functions
 // that keep them, and which of them are due. No transport imports here.
+import type { D1Reader } from "../d1/sessions.ts";
 import { AlmanacError } from "../errors.ts";
 
 /** The readers a source can name, as `npm run ingest -- <kind>`. */
@@ -110,13 +111,13 @@ export async function addSource(
 }
 
 /** The source of that name, or null. */
-export async function getSource(db: D1Database, name: string): Promise<Source | null> {
+export async function getSource(db: D1Reader, name: string): Promise<Source | null> {
   const row = await db.prepare("SELECT * FROM sources WHERE name = ?").bind(name).first<SourceRow>();
   return row ? fromRow(row) : null;
 }
 
 /** Every source, by name. */
-export async function listSources(db: D1Database): Promise<Source[]> {
+export async function listSources(db: D1Reader): Promise<Source[]> {
   const { results } = await db.prepare("SELECT * FROM sources ORDER BY name").all<SourceRow>();
   return results.map(fromRow);
 }

@@ -1,6 +1,6 @@
 // Sources are rows a deployer keeps with `npm run sources`; the cron asks which
 // are due and a run claims one so two runs of a source never overlap.
-import { env } from "cloudflare:test";
+import { env, SELF } from "cloudflare:test";
 import { beforeEach, describe, expect, it } from "vitest";
 import { runSource } from "../../src/sources/run.ts";
 import { addSource, claimSource, dueSources, finishRun, getSource, listSources, parseInterval, removeSource } from "../../src/sources/sources.ts";
@@ -89,5 +89,40 @@ describe("runSource", () => {
     await claimSource(env.DB, "demo", "run-1", NOW);
     await expect(runSource(env.DB, "demo", "run-2", async () => ({ added: [], updated: [], unchanged: [], removed: [] }))).rejects.toThrow(/being refreshed by run run-1/);
     await expect(runSource(env.DB, "nope", "run-3", async () => ({ added: [], updated: [], unchanged: [], removed: [] }))).rejects.toThrow(/no source named "nope"/);
+  });
+});
+
+describe("GET /sources", () => {
+  it("shows each source's freshness and page count, never its options", async () => {
+    await addSource(env.DB, { name: "demo", kind: "site", url: "http://docs.example.test/docs/", options: { include: ["secret-token"] }, every: 3600 }, NOW);
+    await claimSource(env.DB, "demo", "run-1", NOW);
+    await finishRun(env.DB, "demo", "run-1", { outcome: "failed", error: "HTTP 500 from http://docs.example.test/docs/b" }, NOW + 1000);
+    const response = await SELF.fetch("https://almanac.test/sources");
+    expect(response.status).toBe(200);
+    const text = await response.text();
+    expect(text).not.toContain("secret-token");
+    expect(JSON.parse(text)).toEqual({
+      sources: [
+        {
+          name: "demo",
+          kind: "site",
+          host: "docs.example.test",
+          pageCount: 0,
+          lastSuccessTime: null,
+          nextDue: new Date(NOW + 1000 + 3600_000).toISOString(),
+          lastRun: {
+            outcome: "failed",
+            startTime: new Date(NOW).toISOString(),
+            endTime: new Date(NOW + 1000).toISOString(),
+            added: 0,
+            updated: 0,
+            unchanged: 0,
+            removed: 0,
+            skipped: 0,
+            error: "HTTP 500 from http://docs.example.test/docs/b",
+          },
+        },
+      ],
+    });
   });
 });

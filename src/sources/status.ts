@@ -1,0 +1,44 @@
+// What GET /sources shows of each source: freshness, never its options (they may carry secrets).
+import type { D1Reader } from "../d1/sessions.ts";
+import { listSources, type Source } from "./sources.ts";
+
+const time = (ms: number | null | undefined) => (ms == null ? null : new Date(ms).toISOString());
+
+/** The data source (host) a source's pages are filed under: --data-source, else the host of --base-uri or the URL. */
+export function hostOf(source: Source): string {
+  const options = source.options as Record<string, unknown>;
+  if (typeof options["data-source"] === "string") return options["data-source"];
+  return new URL(typeof options["base-uri"] === "string" ? options["base-uri"] : source.url).host;
+}
+
+/** Every source's public freshness, as GET /sources answers it (times in RFC 3339). */
+export async function sourcesStatus(db: D1Reader) {
+  const sources = await listSources(db);
+  const { results } = await db.prepare("SELECT data_source, COUNT(*) AS n FROM documents GROUP BY data_source").all<{ data_source: string; n: number }>();
+  const counts = new Map(results.map((row) => [row.data_source, row.n]));
+  return {
+    sources: sources.map((source) => {
+      const host = hostOf(source);
+      const run = source.lastRun;
+      return {
+        name: source.name,
+        kind: source.kind,
+        host,
+        pageCount: counts.get(host) ?? 0,
+        lastSuccessTime: time(source.lastSuccessTime),
+        nextDue: time(source.nextDue),
+        lastRun: run && {
+          outcome: run.outcome,
+          startTime: time(run.startTime),
+          endTime: time(run.endTime),
+          added: run.added,
+          updated: run.updated,
+          unchanged: run.unchanged,
+          removed: run.removed,
+          skipped: run.skipped,
+          error: run.error,
+        },
+      };
+    }),
+  };
+}
