@@ -1,6 +1,6 @@
 import { Hono } from "hono";
 import { readOnce } from "./d1/sessions.ts";
-import { countDocuments } from "./documents/store.ts";
+import { countDocuments } from "./documents/read/stored-documents.ts";
 import { errorHandler } from "./http/error-handler.ts";
 import { notFound } from "./http/not-found.ts";
 import { AlmanacMcp } from "./mcp/legacy-session.ts";

@@ -3,9 +3,9 @@
 import { readSession } from "../d1/sessions.ts";
 import type { Context, MiddlewareHandler } from "hono";
 import { bodyLimit } from "hono/body-limit";
-import { answerWithSources } from "../documents/answer.ts";
-import { compileFilter } from "../documents/filter.ts";
-import { findContentLengths } from "../documents/store.ts";
+import { answerWithSources } from "../documents/answer/answer-query.ts";
+import { compileFilter } from "../documents/search/filter.ts";
+import { findContentLengths } from "../documents/read/stored-documents.ts";
 import { AlmanacError } from "../errors.ts";
 import { checkedArguments } from "../http/arguments.ts";
 import { answerQuota } from "../http/answer-quota.ts";

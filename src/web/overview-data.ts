@@ -3,7 +3,7 @@
 // whole page down with it.
 import { readSession } from "../d1/sessions.ts";
 import type { Caller } from "../auth/caller.ts";
-import { type DataSourceStats, corpusStats } from "../documents/corpus-stats.ts";
+import { type DataSourceStats, corpusStats } from "../documents/read/corpus-stats.ts";
 import { toAlmanacError } from "../errors.ts";
 import { logInternalFault } from "../http/internal-faults.ts";
 import { type ProviderStats, libraryStats } from "../library/library-stats.ts";

@@ -7,9 +7,9 @@ import { type Context, type ErrorHandler, Hono, type MiddlewareHandler } from "h
 import { bodyLimit } from "hono/body-limit";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { type Caller, identifyCaller } from "../auth/caller.ts";
-import { answerWithSources } from "../documents/answer.ts";
-import { compileFilter } from "../documents/filter.ts";
-import { searchDocuments } from "../documents/search.ts";
+import { answerWithSources } from "../documents/answer/answer-query.ts";
+import { compileFilter } from "../documents/search/filter.ts";
+import { searchDocuments } from "../documents/search/search-documents.ts";
 import { AlmanacError, HTTP_STATUS, toAlmanacError } from "../errors.ts";
 import { answerQuota } from "../http/answer-quota.ts";
 import { errorHandlerAnswering } from "../http/error-handler.ts";

@@ -1,6 +1,6 @@
 // What a search hit shows a person: the section it comes from and a short
 // passage of its text with the query's words marked.
-import { queryWords, stem } from "../documents/query-text.ts";
+import { queryWords, stem } from "../documents/search/query-text.ts";
 
 /** A piece of a snippet; `hit` pieces are words of the query. */
 export interface SnippetPart {

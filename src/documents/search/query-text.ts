@@ -16,7 +16,7 @@ const STOPWORDS = new Set(
 );
 
 import { stemmer } from "stemmer";
-import type { MatchTerm } from "./match.ts";
+import type { MatchTerm } from "./choose-match.ts";
 
 /** At most this many distinct terms reach FTS; longer queries add noise, not recall. */
 const MAX_QUERY_TERMS = 32;
