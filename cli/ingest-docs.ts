@@ -7,6 +7,7 @@ import { listFiles, readFiles } from "./files.ts";
 import { describeSync } from "./report.ts";
 import { describeMarkupCounts } from "../src/markdown/site-markup.ts";
 import { DEFAULT_CORPUS } from "../src/documents/default-corpus.ts";
+import { listVersions, type VersionInfo } from "../src/documents/versions.ts";
 
 /**
  * Refuses a user's base URI inside the default corpus's: `npm start` prunes
@@ -23,6 +24,8 @@ export interface DocsIngestResult extends SyncReport {
   skipped: PreparedSite["skipped"];
   /** Per page (by path), the site markup that was stripped; pages with none are absent. */
   cleaned: { path: string; summary: string }[];
+  /** For a versioned site: every version of its data source after the run. */
+  versions?: VersionInfo[];
 }
 
 /** Progress lines only for runs long enough to make a person wonder. */
@@ -51,7 +54,10 @@ export async function ingestDocsFolder(
   progress?.(`writing ${documents.length} pages to D1 in batches within its limits`);
   const started = performance.now();
   const onProgress = progress && ((written: WriteProgress) => progress(describeWriteProgress(written, performance.now() - started)));
-  return { ...(await syncDocuments(db, site.baseUri, documents, { ...options, onProgress })), skipped, cleaned };
+  const report = await syncDocuments(db, site, documents, { ...options, onProgress });
+  if (!site.version) return { ...report, skipped, cleaned };
+  const versions = (await listVersions(db)).filter((version) => version.dataSource === site.dataSource);
+  return { ...report, skipped, cleaned, versions };
 }
 
 /**
@@ -70,7 +76,25 @@ export function describeDocsIngest(baseUri: string, result: DocsIngestResult): s
   const parts = [describeSync(result)];
   if (result.skipped.length > 0) parts.push(`${result.skipped.length} skipped (empty)`);
   if (result.cleaned.length > 0) parts.push(`site markup stripped from ${result.cleaned.length} pages`);
-  return `${baseUri}: ${parts.join(", ")}`;
+  const line = `${baseUri}: ${parts.join(", ")}`;
+  const own = result.versions?.find((version) => version.baseUri === baseUri);
+  return own && result.versions ? `${line}\n${describeVersions(own, result.versions)}` : line;
+}
+
+/**
+ * Which version a run wrote and which one searches see.
+ *
+ * @example "version v1 of docs.example.com (pages named under https://docs.example.com/v1); current: v2 (versions: v1, v2)"
+ */
+function describeVersions(own: VersionInfo, versions: readonly VersionInfo[]): string {
+  const current = versions.find((version) => version.isCurrent);
+  const state = own.isCurrent ? "current" : `not current; searches see ${current ? `"${current.label}"` : "no version"} unless a filter names this one`;
+  return `version "${own.label}" of ${own.dataSource}, pages named under ${own.baseUri}: ${state} (versions: ${versions.map((version) => `"${version.label}"`).join(", ")})`;
+}
+
+/** One line for `remove-version`: what was removed and which version is current now. */
+export function describeVersionRemoval({ version, report }: { version: VersionInfo; report: SyncReport }): string {
+  return `version "${version.label}" of ${version.dataSource} (${version.baseUri}): ${report.removed.length} pages removed`;
 }
 
 /** Per page, what was cleaned or skipped and why: the lines after the summary. */

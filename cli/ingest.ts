@@ -1,8 +1,11 @@
-// npm run ingest -- docs <dir> --base-uri <https://host[/prefix]> [--data-source <host>] [--prune] [--remote] [--persist-to <dir>]
+// npm run ingest -- docs <dir> --base-uri <https://host[/prefix]> [--data-source <host>] [--version <label> [--current]] [--prune] [--remote] [--persist-to <dir>]
+// npm run ingest -- remove-version <label> [--data-source <host>] [--remote] [--persist-to <dir>]
 // npm run ingest -- library <dir> [--library <name>] [--prune] [--remote] [--persist-to <dir>]
 import { parseArgs } from "node:util";
 import { siteFor } from "../src/documents/ingest/prepare-pages.ts";
-import { describeDocsIngest, describeDocsPages, ingestDocsFolder, refuseDefaultCorpusBase } from "./ingest-docs.ts";
+import { describeDocsIngest, describeDocsPages, describeVersionRemoval, ingestDocsFolder, refuseDefaultCorpusBase } from "./ingest-docs.ts";
+import { removeVersion } from "../src/documents/ingest/write-corpus.ts";
+import { VERSION_OPTIONS, versionOption } from "./version-option.ts";
 import { USER_LIBRARY, checkLibraryName, describeLibraryIngest, ingestLibraryFolder } from "./ingest-library.ts";
 import { withEnv } from "./env.ts";
 import { DEFAULT_STATE_DIR } from "./local-env.ts";
@@ -10,13 +13,25 @@ import { progressPrinter } from "./progress.ts";
 import { runCli } from "./run-cli.ts";
 
 const USAGE = `usage:
-  npm run ingest -- docs <dir> --base-uri <https://host[/prefix]> [--data-source <host>] [--prune] [--remote] [--persist-to <dir>]
+  npm run ingest -- docs <dir> --base-uri <https://host[/prefix]> [--data-source <host>] [--version <label> [--current]] [--prune] [--remote] [--persist-to <dir>]
+
+  npm run ingest -- remove-version <label> [--data-source <host>] [--remote] [--persist-to <dir>]
 
   npm run ingest -- library <dir> [--library <name>] [--prune] [--remote] [--persist-to <dir>]
 
 docs: loads a folder of Markdown pages (front matter: title, description) into the local D1
 database that \`npm start\` serves (--remote: the deployed one). Pages under other base URIs are
 never touched.
+
+--version <label> ingests the folder as that version of its data source (free text: v2, 3.x,
+2026-10). Each version needs its own base URI, as versioned sites publish them
+(https://docs.example.com/v2): a page's name is documents/ + its URI, and a base URI already
+holding another version is refused. Searches and answers see each data source's current version
+(plus unversioned pages) unless a filter names one: the version last ingested with --current,
+else the one added last. Re-ingesting a version with --current makes it current again.
+
+remove-version: deletes exactly the pages of that version (--data-source when two data sources
+have a version of that label); the data source's current version is worked out again.
 
 library: loads StackQL query-library entries (<dir> holds the <family>/ folders) into the
 library <name> (default "${USER_LIBRARY}"): metadata into D1, templates into KV. Invalid files
@@ -33,17 +48,24 @@ async function main(argv: string[]): Promise<void> {
       library: { type: "string" },
       remote: { type: "boolean", default: false },
       prune: { type: "boolean", default: false },
+      ...VERSION_OPTIONS,
       "persist-to": { type: "string", default: DEFAULT_STATE_DIR },
       help: { type: "boolean", short: "h", default: false },
     },
   });
   if (values.help) return console.log(USAGE);
   const [kind, dir, ...extra] = positionals;
-  if (kind === "library") return ingestLibrary(dir, extra, values);
-  if (kind !== "docs") throw new Error(kind ? `unknown kind "${kind}"; expected "docs" or "library"` : "say what to ingest: docs or library");
+  // Parsed once for every kind that writes pages; the library has no versions.
+  const version = versionOption(values);
+  if (kind === "library") {
+    if (version) throw new Error("--version and --current are for documentation (docs); library entries have no versions");
+    return ingestLibrary(dir, extra, values);
+  }
+  if (kind === "remove-version") return removeVersionCommand(dir, extra, values);
+  if (kind !== "docs") throw new Error(kind ? `unknown kind "${kind}"; expected "docs", "library" or "remove-version"` : "say what to ingest: docs or library");
   if (!dir || extra.length > 0) throw new Error("give exactly one folder to ingest");
   if (!values["base-uri"]) throw new Error("--base-uri is required, e.g. --base-uri https://docs.example.com");
-  const site = siteFor(values["base-uri"], values["data-source"]);
+  const site = siteFor(values["base-uri"], values["data-source"], version);
   refuseDefaultCorpusBase(site);
   const progress = progressPrinter("ingest");
   // With --remote, the very code path of a local run, against the deployed D1 database, in batches within D1's limits.
@@ -52,6 +74,12 @@ async function main(argv: string[]): Promise<void> {
   ).finally(progress.done);
   for (const line of describeDocsPages(result)) console.log(line);
   console.log(describeDocsIngest(site.baseUri, result));
+}
+
+async function removeVersionCommand(label: string | undefined, extra: string[], values: { "data-source"?: string; remote: boolean; "persist-to": string }): Promise<void> {
+  if (!label || extra.length > 0) throw new Error('give exactly one version label to remove, e.g. npm run ingest -- remove-version v1 --data-source docs.example.com');
+  const removed = await withEnv({ remote: values.remote, persistTo: values["persist-to"] }, (env) => removeVersion(env.DB, label.trim(), values["data-source"]));
+  console.log(describeVersionRemoval(removed));
 }
 
 async function ingestLibrary(

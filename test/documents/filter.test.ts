@@ -176,10 +176,10 @@ describe("compileFilter: combinators and precedence", () => {
 describe("compileFilter: errors say what and where", () => {
   it("names an unknown field and lists the supported ones", () => {
     expect(rejection('title = "x"')).toBe(
-      'filter: unknown field "title" at position 1; supported fields: data_source, uri, update_time, content_length_bytes',
+      'filter: unknown field "title" at position 1; supported fields: data_source, uri, update_time, content_length_bytes, version',
     );
     expect(rejection('uri = "a" AND constructor = "x"')).toBe(
-      'filter: unknown field "constructor" at position 15; supported fields: data_source, uri, update_time, content_length_bytes',
+      'filter: unknown field "constructor" at position 15; supported fields: data_source, uri, update_time, content_length_bytes, version',
     );
     expect(rejection('document.uri = "x"')).toMatch(/^filter: unknown field "document.uri" at position 1;/);
   });

@@ -4,6 +4,7 @@ import { DEFAULT_RANKING, type RankingWeights } from "../search/ranking-weights.
 import { retrieveChunks, toChunkHit } from "../search/retrieve.ts";
 import type { ChunkHit } from "../document.ts";
 import { sentencesOf, type Sentence } from "./sentences.ts";
+import { oneVersionPerSource } from "./one-version.ts";
 import type { D1Reader } from "../../d1/sessions.ts";
 
 /** A grounded answer in the shape of Google's AnswerQueryResponse. */
@@ -13,6 +14,8 @@ export interface Answer {
   references: string[];
   /** Spans of answerText (UTF-8 byte offsets) and the references that ground them. */
   citations: { startIndex: number; endIndex: number; sources: { referenceIndex: number }[] }[];
+  /** Per reference, its page's version ('' for an unversioned page); absent when no reference is versioned. */
+  referenceVersions?: string[];
 }
 
 export const NO_GROUNDED_ANSWER =
@@ -120,7 +123,8 @@ export async function answerWithSources(
   const filter = compileFilter(request.filter);
   const noAnswer: SourcedAnswer = { answer: { answerText: NO_GROUNDED_ANSWER, references: [], citations: [] }, sources: [] };
   const { ranked, terms } = await retrieveChunks(db, request.query, { source: request.filter, compiled: filter }, weights.ranking);
-  const hits = ranked.slice(0, CANDIDATE_CHUNKS);
+  // An answer never mixes versions: one per data source, the best-ranked one's.
+  const hits = oneVersionPerSource(ranked).slice(0, CANDIDATE_CHUNKS);
   if (!hits.slice(0, GATE_CHUNKS).some((hit) => hit.coverage >= ANSWERABLE_COVERAGE)) return noAnswer;
   const shape = shapeOf(request.query);
   const cache = new Map<string, string>();
@@ -131,6 +135,7 @@ export async function answerWithSources(
   const answer = composeAnswer(chosen);
   // Every reference is the page of a chosen sentence, so the look-up always finds one.
   const sources = answer.references.map((parent) => toChunkHit((chosen.find((sentence) => sentence.hit.parent === parent) as Sentence).hit));
+  if (sources.some((source) => source.document.version)) answer.referenceVersions = sources.map((source) => source.document.version ?? "");
   return { answer, sources };
 }
 
