@@ -347,3 +347,21 @@ describe("compileFilter: any input", () => {
     );
   });
 });
+
+describe("the version field", () => {
+  it("compiles = and != to bound parameters and marks the filter as naming a version", () => {
+    expect(compileFilter('version = "v1"')).toEqual({ sql: "(d.version = ?)", params: ["v1"], namesVersion: true });
+    expect(compileFilter('data_source = "a.dev" AND version != "2.x"')).toEqual({ sql: "((d.data_source = ?) AND (d.version != ?))", params: ["a.dev", "2.x"], namesVersion: true });
+    expect(compileFilter('data_source = "a.dev"')).not.toHaveProperty("namesVersion");
+  });
+
+  it('reads version = "*" as every version, with nothing bound', () => {
+    expect(compileFilter('version = "*"')).toEqual({ sql: "(1)", params: [], namesVersion: true });
+  });
+
+  it("says what is wrong with a version restriction", () => {
+    expect(() => compileFilter('version != "*"')).toThrow('filter: version != "*" at position 1 matches nothing; write version = "*" for every version');
+    expect(() => compileFilter("version = v1")).toThrow('filter: expected a quoted string for version at position 11, e.g. "v2" (or "*" for every version)');
+    expect(() => compileFilter('version > "v1"')).toThrow('filter: operator ">" is not supported for STRING field "version" at position 9; use = or !=');
+  });
+});
