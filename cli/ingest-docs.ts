@@ -3,18 +3,25 @@ import { prepareSite, type PreparedSite, type Site } from "../src/documents/inge
 import { syncDocuments, type WriteProgress } from "../src/documents/ingest/write-corpus.ts";
 import type { SyncReport } from "../src/sync-report.ts";
 import { PAGE_EXTENSION } from "../src/documents/names.ts";
-import { listFiles, readFiles } from "./files.ts";
+import { listFolder, readFiles } from "./files.ts";
 import { describeSync } from "./report.ts";
 import { describeMarkupCounts } from "../src/markdown/site-markup.ts";
 import { DEFAULT_CORPUS } from "../src/documents/default-corpus.ts";
 import { listVersions, type VersionInfo } from "../src/documents/versions.ts";
+import type { EmbeddingReport } from "../src/documents/ingest/embed-chunks.ts";
+import type { SemanticSearch } from "../src/embeddings/semantic-search.ts";
 
 /**
- * Refuses a user's base URI inside the default corpus's: `npm start` prunes
- * that base URI to match corpus/docs, so pages put there would be deleted.
+ * Refuses a user's base URI inside the default corpus's, under any scheme:
+ * `npm start` prunes that base URI to match corpus/docs, so pages put there
+ * would be deleted, and a document name has no scheme (http://almanac.dev/docs/x
+ * and https://almanac.dev/docs/x are the same page).
  */
 export function refuseDefaultCorpusBase(site: Site): void {
-  if (site.baseUri === DEFAULT_CORPUS.baseUri || site.baseUri.startsWith(`${DEFAULT_CORPUS.baseUri}/`)) {
+  const withoutScheme = (uri: string) => uri.replace(/^[a-z][a-z0-9+.-]*:\/\//i, "");
+  const reserved = withoutScheme(DEFAULT_CORPUS.baseUri);
+  const asked = withoutScheme(site.baseUri);
+  if (asked === reserved || asked.startsWith(`${reserved}/`)) {
     throw new Error(`--base-uri ${site.baseUri} is reserved for Almanac's own documentation, which npm start loads; use your documentation's own URL`);
   }
 }
@@ -26,6 +33,8 @@ export interface DocsIngestResult extends SyncReport {
   cleaned: { path: string; summary: string }[];
   /** For a versioned site: every version of its data source after the run. */
   versions?: VersionInfo[];
+  /** Hybrid retrieval on: what the embedding step did. */
+  embedding?: EmbeddingReport;
 }
 
 /** Progress lines only for runs long enough to make a person wonder. */
@@ -40,21 +49,45 @@ export async function ingestDocsFolder(
   db: D1Database,
   dir: string,
   site: Site,
-  options: { prune: boolean; progress?: (line: string) => void },
+  options: { prune: boolean; progress?: (line: string) => void; embeddings?: SemanticSearch },
 ): Promise<DocsIngestResult> {
-  const paths = await listFiles(dir, PAGE_EXTENSION);
+  const { files: paths, skipped: notFiles } = await listFolder(dir, PAGE_EXTENSION);
   if (paths.length === 0) throw new Error(`${dir} has no .md, .mdx or .markdown files`);
+  return ingestPages(db, await readFiles(dir, paths), site, { ...options, notPages: notFiles });
+}
+
+/**
+ * Ingests pages however they were read (a folder, an archive, an llms.txt),
+ * with the page handling and the all-or-nothing sync of a folder.
+ * `refuseEmpty` makes a run whose pages all turn out empty fail, saying so,
+ * instead of syncing nothing (which --prune would take as "remove all").
+ */
+export async function ingestPages(
+  db: D1Database,
+  pages: readonly { path: string; text: string }[],
+  site: Site,
+  options: {
+    prune: boolean;
+    progress?: (line: string) => void;
+    refuseEmpty?: string;
+    /** Entries the reader passed over (links, FIFOs, …), reported beside the empty pages. */
+    notPages?: PreparedSite["skipped"];
+  },
+): Promise<DocsIngestResult> {
   const { progress } = options;
-  const { documents, skipped } = await prepareSite(await readFiles(dir, paths), site, (prepared, total) => {
+  const { documents, skipped: empty } = await prepareSite(pages, site, (prepared, total) => {
     if (progress && total > PROGRESS_EVERY && (prepared % PROGRESS_EVERY === 0 || prepared === total)) progress(`prepared ${prepared}/${total} pages`);
   });
+  if (options.refuseEmpty && documents.length === 0) throw new Error(`${options.refuseEmpty}: all ${pages.length} pages are empty after their front matter and site markup; nothing was written`);
+  const skipped = [...(options.notPages ?? []), ...empty];
   const cleaned = documents
     .map((doc) => ({ path: doc.path, summary: describeMarkupCounts(doc.markupRemoved) }))
     .filter((page) => page.summary !== "");
   progress?.(`writing ${documents.length} pages to D1 in batches within its limits`);
   const started = performance.now();
   const onProgress = progress && ((written: WriteProgress) => progress(describeWriteProgress(written, performance.now() - started)));
-  const report = await syncDocuments(db, site, documents, { ...options, onProgress });
+  const onEmbedProgress = progress && ((embedded: number, total: number) => progress(`embedded ${embedded}/${total} chunks`));
+  const report = await syncDocuments(db, site, documents, { ...options, onProgress, onEmbedProgress });
   if (!site.version) return { ...report, skipped, cleaned };
   const versions = (await listVersions(db)).filter((version) => version.dataSource === site.dataSource);
   return { ...report, skipped, cleaned, versions };
@@ -74,8 +107,12 @@ export function describeWriteProgress(progress: WriteProgress, elapsedMs: number
 /** One line a person can read: what changed. */
 export function describeDocsIngest(baseUri: string, result: DocsIngestResult): string {
   const parts = [describeSync(result)];
-  if (result.skipped.length > 0) parts.push(`${result.skipped.length} skipped (empty)`);
+  if (result.skipped.length > 0) parts.push(`${result.skipped.length} skipped`);
   if (result.cleaned.length > 0) parts.push(`site markup stripped from ${result.cleaned.length} pages`);
+  if (result.embedding) {
+    const removed = result.embedding.removed > 0 ? `, ${result.embedding.removed} vectors removed` : "";
+    parts.push(`${result.embedding.embedded} chunks embedded (${result.embedding.model})${removed}`);
+  }
   const line = `${baseUri}: ${parts.join(", ")}`;
   const own = result.versions?.find((version) => version.baseUri === baseUri);
   return own && result.versions ? `${line}\n${describeVersions(own, result.versions)}` : line;

@@ -1,27 +1,48 @@
 // npm run ingest -- docs <dir> --base-uri <https://host[/prefix]> [--data-source <host>] [--version <label> [--current]] [--prune] [--remote] [--persist-to <dir>]
+// npm run ingest -- archive <URL|file.tar.gz> --base-uri <https://host[/prefix]> [--path <dir>] [--data-source <host>] [--version <label> [--current]] [--prune] [--remote] [--persist-to <dir>]
+// npm run ingest -- llms <URL of llms.txt|llms-full.txt> [--base-uri <URI>] [--skip-optional] [--data-source <host>] [--version <label> [--current]] [--prune] [--remote] [--persist-to <dir>]
 // npm run ingest -- remove-version <label> [--data-source <host>] [--remote] [--persist-to <dir>]
 // npm run ingest -- library <dir> [--library <name>] [--prune] [--remote] [--persist-to <dir>]
 import { parseArgs } from "node:util";
 import { siteFor } from "../src/documents/ingest/prepare-pages.ts";
 import { describeDocsIngest, describeDocsPages, describeVersionRemoval, ingestDocsFolder, refuseDefaultCorpusBase } from "./ingest-docs.ts";
+import { describeArchiveRead, ingestArchive } from "./ingest-archive.ts";
+import { describeLlmsRead, ingestLlms } from "./ingest-llms.ts";
 import { removeVersion } from "../src/documents/ingest/write-corpus.ts";
 import { VERSION_OPTIONS, versionOption } from "./version-option.ts";
+import type { SiteVersion } from "../src/documents/versions.ts";
 import { USER_LIBRARY, checkLibraryName, describeLibraryIngest, ingestLibraryFolder } from "./ingest-library.ts";
 import { withEnv } from "./env.ts";
+import { cliSemanticSearch, embeddingsVars } from "./embeddings-vars.ts";
 import { DEFAULT_STATE_DIR } from "./local-env.ts";
 import { progressPrinter } from "./progress.ts";
 import { runCli } from "./run-cli.ts";
+import { ingestSiteCommand } from "./ingest-site.ts";
 
 const USAGE = `usage:
   npm run ingest -- docs <dir> --base-uri <https://host[/prefix]> [--data-source <host>] [--version <label> [--current]] [--prune] [--remote] [--persist-to <dir>]
 
   npm run ingest -- remove-version <label> [--data-source <host>] [--remote] [--persist-to <dir>]
 
+  npm run ingest -- archive <URL|file.tar.gz> --base-uri <https://host[/prefix]> [--path <dir>] [--data-source <host>] [--prune] [--remote] [--persist-to <dir>]
+
+  npm run ingest -- llms <URL of an llms.txt or llms-full.txt> [--base-uri <URI>] [--skip-optional] [--data-source <host>] [--prune] [--remote] [--persist-to <dir>]
+
   npm run ingest -- library <dir> [--library <name>] [--prune] [--remote] [--persist-to <dir>]
 
 docs: loads a folder of Markdown pages (front matter: title, description) into the local D1
 database that \`npm start\` serves (--remote: the deployed one). Pages under other base URIs are
-never touched.
+never touched. With EMBEDDINGS set (wrangler.toml, .dev.vars or the environment), new and
+changed chunks are embedded too.
+
+archive: reads the Markdown pages of a repository snapshot (.tar.gz or .tar; GitHub's and GitLab's
+archive URLs work, and their single top folder is stripped), under --path if given, then loads
+them as docs does. An entry leaving the archive (.., an absolute path, a link pointing out) or an
+archive expanding past 512 MiB is refused, and nothing is written.
+
+llms: fetches the pages an llms.txt links (## Optional too, unless --skip-optional), or splits an
+llms-full.txt into its pages, on the file's origin only, then loads them as docs does. Names are
+documents/<host>/<path> of each page's URL (a .md suffix dropped); --base-uri maps the origin.
 
 --version <label> ingests the folder as that version of its data source (free text: v2, 3.x,
 2026-10). Each version needs its own base URI, as versioned sites publish them
@@ -39,6 +60,8 @@ are reported with the field at fault and not served. --prune removes entries of 
 the folder no longer has; --remote writes to the deployed D1 database and KV namespace.`;
 
 async function main(argv: string[]): Promise<void> {
+  // `site` has options of its own (cli/ingest-site.ts; its usage: npm run ingest -- site --help).
+  if (argv[0] === "site") return ingestSiteCommand(argv.slice(1));
   const { positionals, values } = parseArgs({
     args: argv,
     allowPositionals: true,
@@ -46,6 +69,8 @@ async function main(argv: string[]): Promise<void> {
       "base-uri": { type: "string" },
       "data-source": { type: "string" },
       library: { type: "string" },
+      path: { type: "string" },
+      "skip-optional": { type: "boolean", default: false },
       remote: { type: "boolean", default: false },
       prune: { type: "boolean", default: false },
       ...VERSION_OPTIONS,
@@ -58,19 +83,22 @@ async function main(argv: string[]): Promise<void> {
   // Parsed once for every kind that writes pages; the library has no versions.
   const version = versionOption(values);
   if (kind === "library") {
-    if (version) throw new Error("--version and --current are for documentation (docs); library entries have no versions");
+    if (version) throw new Error("--version and --current are for documentation (docs, archive, llms, site); library entries have no versions");
     return ingestLibrary(dir, extra, values);
   }
   if (kind === "remove-version") return removeVersionCommand(dir, extra, values);
-  if (kind !== "docs") throw new Error(kind ? `unknown kind "${kind}"; expected "docs", "library" or "remove-version"` : "say what to ingest: docs or library");
+  if (kind === "archive") return ingestArchiveCommand(dir, extra, values, version);
+  if (kind === "llms") return ingestLlmsCommand(dir, extra, values, version);
+  if (kind !== "docs") throw new Error(kind ? `unknown kind "${kind}"; expected "docs", "archive", "llms", "site", "library" or "remove-version"` : "say what to ingest: docs, archive, llms, site or library");
   if (!dir || extra.length > 0) throw new Error("give exactly one folder to ingest");
   if (!values["base-uri"]) throw new Error("--base-uri is required, e.g. --base-uri https://docs.example.com");
   const site = siteFor(values["base-uri"], values["data-source"], version);
   refuseDefaultCorpusBase(site);
   const progress = progressPrinter("ingest");
   // With --remote, the very code path of a local run, against the deployed D1 database, in batches within D1's limits.
+  // EMBEDDINGS and friends as the Worker reads them (embeddings-vars.ts); a misconfiguration stops the run before it writes.
   const result = await withEnv({ remote: values.remote, persistTo: values["persist-to"] }, (env) =>
-    ingestDocsFolder(env.DB, dir, site, { prune: values.prune, progress: progress.update }),
+    ingestDocsFolder(env.DB, dir, site, { prune: values.prune, progress: progress.update, embeddings: cliSemanticSearch(embeddingsVars(env)) }),
   ).finally(progress.done);
   for (const line of describeDocsPages(result)) console.log(line);
   console.log(describeDocsIngest(site.baseUri, result));
@@ -96,6 +124,37 @@ async function ingestLibrary(
   for (const line of describeLibraryIngest(dir, library, result)) console.log(line);
   // The valid entries are served; the exit status still tells scripts that some files were refused.
   if (result.refused.length > 0) process.exitCode = 1;
+}
+
+interface ReaderValues {
+  "base-uri"?: string;
+  "data-source"?: string;
+  path?: string;
+  "skip-optional": boolean;
+  prune: boolean;
+  remote: boolean;
+  "persist-to": string;
+}
+
+async function ingestArchiveCommand(source: string | undefined, extra: string[], values: ReaderValues, version: SiteVersion | undefined): Promise<void> {
+  if (!source || extra.length > 0) throw new Error("give exactly one archive: a URL or a file of a .tar.gz");
+  if (!values["base-uri"]) throw new Error("--base-uri is required: where the archive's pages are published, e.g. --base-uri https://docs.example.com");
+  const site = siteFor(values["base-uri"], values["data-source"], version);
+  refuseDefaultCorpusBase(site);
+  const progress = progressPrinter("ingest");
+  const connect = <T>(work: (db: D1Database) => Promise<T>) => withEnv({ remote: values.remote, persistTo: values["persist-to"] }, (env) => work(env.DB));
+  const result = await ingestArchive(source, values.path, connect, site, { prune: values.prune, progress: progress.update }).finally(progress.done);
+  for (const line of [...describeArchiveRead(result), ...describeDocsPages(result)]) console.log(line);
+  console.log(describeDocsIngest(site.baseUri, result));
+}
+
+async function ingestLlmsCommand(url: string | undefined, extra: string[], values: ReaderValues, version: SiteVersion | undefined): Promise<void> {
+  if (!url || extra.length > 0) throw new Error("give exactly one URL: an llms.txt or an llms-full.txt");
+  const progress = progressPrinter("ingest");
+  const connect = <T>(work: (db: D1Database) => Promise<T>) => withEnv({ remote: values.remote, persistTo: values["persist-to"] }, (env) => work(env.DB));
+  const result = await ingestLlms(url, { ...values, version }, connect, progress.update).finally(progress.done);
+  for (const line of [...describeLlmsRead(result), ...describeDocsPages(result)]) console.log(line);
+  console.log(describeDocsIngest(result.baseUri, result));
 }
 
 runCli("ingest", USAGE, main);

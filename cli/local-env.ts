@@ -1,6 +1,8 @@
 // Local Cloudflare bindings for the CLI: the same D1/KV state `wrangler dev` serves.
 import { spawnSync } from "node:child_process";
-import { join, resolve } from "node:path";
+import { createRequire } from "node:module";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
 import { getPlatformProxy } from "wrangler";
 import { type RawConfig, withDerivedConfig } from "./derived-config.ts";
 
@@ -25,12 +27,28 @@ export function applyLocalMigrations(stateDir: string): void {
 }
 
 /**
+ * Makes the workerd that getPlatformProxy starts end with this process, even
+ * when it is killed with SIGKILL and runs no cleanup: miniflare starts the
+ * binary named by MINIFLARE_WORKERD_PATH, here a wrapper that watches its
+ * parent (cli/workerd-with-parent.sh). Not on Windows, which has no sh.
+ */
+function workerdEndsWithUs(): void {
+  if (process.platform === "win32" || process.env.MINIFLARE_WORKERD_PATH) return;
+  // The workerd miniflare itself would run: resolved from miniflare's own folder.
+  const fromMiniflare = createRequire(createRequire(import.meta.url).resolve("miniflare"));
+  process.env.ALMANAC_WORKERD = (fromMiniflare("workerd") as { default: string }).default;
+  process.env.MINIFLARE_WORKERD_PATH = join(dirname(fileURLToPath(import.meta.url)), "workerd-with-parent.sh");
+}
+
+/**
  * Opens the local bindings, runs `work`, and always releases them. The CLI
  * needs only D1 and KV, so the Durable Objects are left out of the proxy's
- * configuration: it would otherwise warn that it cannot run them.
+ * configuration: it would otherwise warn that it cannot run them. So are
+ * Workers AI and Vectorize, which have no local emulation (--remote has them).
  */
 export async function withLocalEnv<T>(stateDir: string, work: (env: Env) => Promise<T>): Promise<T> {
-  const withoutDurableObjects = (config: RawConfig): RawConfig => ({ ...config, durable_objects: undefined, migrations: undefined });
+  workerdEndsWithUs();
+  const withoutDurableObjects = (config: RawConfig): RawConfig => ({ ...config, durable_objects: undefined, migrations: undefined, ai: undefined, vectorize: undefined });
   return withDerivedConfig("local-cli", withoutDurableObjects, async (configPath) => {
     const proxy = await getPlatformProxy<Env>({ configPath, persist: { path: join(resolve(stateDir), "v3") }, remoteBindings: false, envFiles: [] });
     try {

@@ -42,6 +42,9 @@ export async function withRemoteEnv<T>(work: (env: Env) => Promise<T>): Promise<
     ...config,
     d1_databases: (config.d1_databases ?? []).map((database) => ({ ...database, remote: true })),
     kv_namespaces: (config.kv_namespaces ?? []).map((namespace) => ({ ...namespace, remote: true })),
+    // Hybrid retrieval's bindings, when wrangler.toml declares them (they exist only remotely anyway).
+    ...(config.ai ? { ai: { ...(config.ai as object), remote: true } } : {}),
+    ...(Array.isArray(config.vectorize) ? { vectorize: config.vectorize.map((index: object) => ({ ...index, remote: true })) } : {}),
   });
   return withDerivedConfig("remote-cli", remote, async (configPath) => {
     const proxy = await getPlatformProxy<Env>({ configPath, persist: false, remoteBindings: true, envFiles: [] });

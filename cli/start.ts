@@ -9,6 +9,7 @@ import { describeDocsIngest, ingestDocsFolder } from "./ingest-docs.ts";
 import { loadDefaultLibrary } from "./ingest-library.ts";
 import { updateLibrarySnapshot } from "./library-snapshot.ts";
 import { DEFAULT_STATE_DIR, applyLocalMigrations, withLocalEnv } from "./local-env.ts";
+import { EMBEDDINGS_VAR_NAMES, cliSemanticSearch, embeddingsVars, varArguments } from "./embeddings-vars.ts";
 
 /** The names a browser may use to reach a local server; anything else is DNS rebinding. */
 const LOOPBACK_HOSTS = "localhost,127.0.0.1,[::1]";
@@ -21,8 +22,16 @@ async function main(argv: string[]): Promise<void> {
   const site = siteFor(DEFAULT_CORPUS.baseUri);
   const library = await updateLibrarySnapshot();
   if (library.written) console.log("src/library/default-library.snapshot.ts regenerated from corpus/library");
+  // The Worker must see the embeddings settings the ingestion used: those from the environment are passed on as --var
+  // (except the key, a secret that would show in the process list: wrangler dev reads it from .dev.vars).
+  const given = varArguments(passThrough);
+  const fromEnvironment = EMBEDDINGS_VAR_NAMES.filter((name) => name !== "EMBEDDINGS_API_KEY").flatMap((name) =>
+    given[name] === undefined && process.env[name] !== undefined ? ["--var", `${name}:${process.env[name]}`] : [],
+  );
   await withLocalEnv(stateDir, async (env) => {
-    const corpus = await ingestDocsFolder(env.DB, DEFAULT_CORPUS.dir, site, { prune: true });
+    // Refused here, before the server starts, when hybrid retrieval is misconfigured.
+    const embeddings = cliSemanticSearch(embeddingsVars(env, given));
+    const corpus = await ingestDocsFolder(env.DB, DEFAULT_CORPUS.dir, site, { prune: true, embeddings });
     console.log(`default corpus ${describeDocsIngest(site.baseUri, corpus)}`);
     // Only ids the default library owns are (re)written; entries a user ingested are never touched.
     console.log(await loadDefaultLibrary(env, library.entries));
@@ -33,6 +42,7 @@ async function main(argv: string[]): Promise<void> {
     "dev",
     ...["--port", port, "--persist-to", stateDir],
     ...(configuresAllowedHosts() ? [] : ["--var", `ALLOWED_HOSTS:${LOOPBACK_HOSTS}`]),
+    ...fromEnvironment,
     ...passThrough,
   ];
   console.log(`Almanac: MCP endpoint http://localhost:${port}/mcp (Streamable HTTP); open http://localhost:${port} in a browser to check it is up.`);

@@ -7,13 +7,14 @@ import { siteFor } from "../src/documents/ingest/prepare-pages.ts";
 import { ingestDocsFolder } from "../cli/ingest-docs.ts";
 import { applyLocalMigrations, withLocalEnv } from "../cli/local-env.ts";
 import type { EvalCorpus } from "./questions.ts";
+import type { SemanticSearch } from "../src/embeddings/semantic-search.ts";
 
 /**
  * Runs `work` on a fresh local database holding `corpora` and, as `npm start`
  * serves them, the default corpus beside them, ingested with the real
- * ingestion code; the database is deleted afterwards.
+ * ingestion code (embedding every chunk too with `embeddings`); the database is deleted afterwards.
  */
-export async function withCorpora<T>(corpora: readonly EvalCorpus[], work: (env: Env) => Promise<T>): Promise<T> {
+export async function withCorpora<T>(corpora: readonly EvalCorpus[], work: (env: Env) => Promise<T>, embeddings?: (env: Env) => SemanticSearch): Promise<T> {
   const stateDir = await mkdtemp(join(tmpdir(), "almanac-eval-"));
   try {
     applyLocalMigrations(stateDir);
@@ -23,7 +24,7 @@ export async function withCorpora<T>(corpora: readonly EvalCorpus[], work: (env:
         : [...corpora, { dir: DEFAULT_CORPUS.dir, baseUri: DEFAULT_CORPUS.baseUri }];
       for (const corpus of all) {
         const started = performance.now();
-        const result = await ingestDocsFolder(env.DB, corpus.dir, siteFor(corpus.baseUri), { prune: false });
+        const result = await ingestDocsFolder(env.DB, corpus.dir, siteFor(corpus.baseUri), { prune: false, ...(embeddings ? { embeddings: embeddings(env) } : {}) });
         console.error(`eval: ingested ${corpus.dir} as ${corpus.baseUri}: ${result.added.length} pages in ${((performance.now() - started) / 1000).toFixed(1)} s`);
       }
       return work(env);

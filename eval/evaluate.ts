@@ -18,9 +18,29 @@ export interface QuestionOutcome {
   ranked: string[];
   /** 1-based place of the first chunk from a relevant page within DEPTH; 0 when none. */
   firstRelevant: number;
-  answer?: { answered: boolean; referenceHit: boolean; factFound: boolean | null; text: string; references: string[] };
+  answer?: {
+    answered: boolean;
+    referenceHit: boolean;
+    factFound: boolean | null;
+    /** A reference is a page of a site the question is not about (see askedSites). */
+    citesOtherSite: boolean;
+    text: string;
+    references: string[];
+  };
   /** Whether the fact is in the top search result's chunk. */
   factInTopChunk?: boolean | null;
+  /** The first result is a page of a site the question is not about. */
+  firstFromOtherSite?: boolean;
+}
+
+/** The site of a document name: "documents/dart.dev/language/async" → "dart.dev". */
+export function siteOf(name: string): string {
+  return name.split("/")[1] ?? "";
+}
+
+/** The sites a question is about: those of its right pages (a question both sites answer is about both). */
+export function askedSites(question: Pick<Question, "relevant">): Set<string> {
+  return new Set(question.relevant.map(siteOf));
 }
 
 /** Both systems' outcomes for every question of a set. */
@@ -44,6 +64,8 @@ export async function evaluate(env: Env, questions: readonly Question[], options
   for (const question of questions) {
     const search = await searchDocumentsTool.run(env, { query: question.query, pageSize: DEPTH }, context());
     const ranked = search.structured.results.map((hit) => hit.parent);
+    const sites = askedSites(question);
+    const otherSite = (name: string) => !sites.has(siteOf(name));
     const outcome: QuestionOutcome = {
       id: question.id,
       kind: question.kind,
@@ -51,6 +73,7 @@ export async function evaluate(env: Env, questions: readonly Question[], options
       ranked,
       firstRelevant: firstRelevant(ranked, question),
       factInTopChunk: question.fact ? containsFact(search.structured.results[0]?.content ?? "", question.fact) : null,
+      firstFromOtherSite: ranked[0] !== undefined && otherSite(ranked[0]),
     };
     if (options.answers !== false) {
       const { structured } = await answerQueryTool.run(env, { query: question.query }, context());
@@ -58,6 +81,7 @@ export async function evaluate(env: Env, questions: readonly Question[], options
         answered: structured.answerText !== NO_GROUNDED_ANSWER,
         referenceHit: structured.references.some((name) => question.relevant.includes(name)),
         factFound: question.fact ? containsFact(structured.answerText, question.fact) : null,
+        citesOtherSite: structured.references.some(otherSite),
         text: structured.answerText,
         references: structured.references,
       };
@@ -73,6 +97,7 @@ export async function evaluate(env: Env, questions: readonly Question[], options
       ranked: plainRanked,
       firstRelevant: firstRelevant(plainRanked, question),
       factInTopChunk: question.fact ? containsFact(plain[0]?.content ?? "", question.fact) : null,
+      firstFromOtherSite: plainRanked[0] !== undefined && otherSite(plainRanked[0]),
     });
   }
   return { almanac, baseline };
@@ -111,6 +136,10 @@ export interface Figures {
   factQuestions: number;
   /** Unanswerable questions: share declined ("No grounded answer"). */
   declined?: number;
+  /** Answerable questions whose first result is a page of a site the question is not about. */
+  firstFromOtherSite: number;
+  /** Answered questions whose references include a page of a site the question is not about (Almanac only). */
+  citesOtherSite?: number;
 }
 
 /** Scores outcomes; unanswerable questions count only towards `declined`. */
@@ -128,11 +157,13 @@ export function figuresOf(outcomes: readonly QuestionOutcome[]): Figures {
     mrrAt10: answerable.length === 0 ? 0 : answerable.reduce((sum, outcome) => sum + (outcome.firstRelevant ? 1 / outcome.firstRelevant : 0), 0) / answerable.length,
     factQuestions: withFact.length,
     factInTopChunk: share(withFact, (outcome) => outcome.factInTopChunk === true),
+    firstFromOtherSite: answerable.filter((outcome) => outcome.firstFromOtherSite === true).length,
   };
   if (answered.length > 0) {
     figures.factRate = share(withFact, (outcome) => outcome.answer?.factFound === true);
     figures.answered = share(answered, (outcome) => outcome.answer?.answered === true);
     figures.referenceHit = share(answered, (outcome) => outcome.answer?.referenceHit === true);
+    figures.citesOtherSite = answered.filter((outcome) => outcome.answer?.answered === true && outcome.answer.citesOtherSite).length;
   }
   const declinable = unanswerable.filter((outcome) => outcome.answer);
   if (declinable.length > 0) figures.declined = share(declinable, (outcome) => outcome.answer?.answered === false);

@@ -2,7 +2,21 @@
 import { z } from "zod";
 
 /** How a question is asked; the report groups figures by kind. */
-export const QUESTION_KINDS = ["keyword", "paraphrase", "error", "comparison", "fact", "long", "unanswerable"] as const;
+export const QUESTION_KINDS = [
+  "keyword",
+  "paraphrase",
+  "error",
+  "comparison",
+  "fact",
+  "long",
+  "unanswerable",
+  // The real-user sets (issue 21): a person's own words, a question borrowing another ecosystem's terms,
+  // a bare identifier or flag, and a question naming no site that both sites answer.
+  "real-user",
+  "vocabulary-mismatch",
+  "identifier",
+  "cross-site",
+] as const;
 export type QuestionKind = (typeof QUESTION_KINDS)[number];
 
 const questionSchema = z.object({
@@ -11,6 +25,7 @@ const questionSchema = z.object({
   query: z.string().min(1).max(500),
   relevant: z.array(z.string().startsWith("documents/")).describe("Pages that answer it; any one counts. Empty for unanswerable questions"),
   fact: z.string().min(1).optional().describe("A short string copied from a relevant page that a right answer contains"),
+  source: z.string().url().optional().describe("Where a real person asked it (an issue or Q&A thread); the query quotes them"),
 });
 export type Question = z.infer<typeof questionSchema>;
 

@@ -1,4 +1,4 @@
-// npm run eval -- <questions.json> [--corpus DIR --base-uri URL …] [--no-answers] [--out FILE] [--misses]
+// npm run eval -- <questions.json> [--corpus DIR --base-uri URL …] [--no-answers] [--out FILE] [--misses] [--embeddings URL [--embeddings-model NAME]]
 //
 // Ingests the corpora (and, as npm start does, the default corpus) into a
 // scratch local database with the real ingestion code, asks every question through the real tools and through a plain BM25
@@ -10,12 +10,18 @@ import { runCli } from "../cli/run-cli.ts";
 import { withCorpora } from "./corpora.ts";
 import { evaluate, groupedFigures, type EvaluationRun, type Figures } from "./evaluate.ts";
 import { parseQuestionSet, type EvalCorpus } from "./questions.ts";
+import { compareHybrid, hybridVars, percentile, type HybridComparison } from "./hybrid.ts";
+import { cliSemanticSearch } from "../cli/embeddings-vars.ts";
 
 const USAGE = `usage:
   npm run eval -- <questions.json> [--corpus DIR --base-uri URL ...] [--no-answers] [--out FILE] [--misses]
+                  [--embeddings URL [--embeddings-model NAME]]
 
 Without --corpus, the corpora the question file lists are ingested. --out writes every
-question's outcome as JSON; --misses lists the questions Almanac ranks worse than the baseline.`;
+question's outcome as JSON; --misses lists the questions Almanac ranks worse than the baseline.
+--embeddings URL (an OpenAI-compatible API base, e.g. http://localhost:11434/v1) embeds every
+chunk and compares lexical and hybrid retrieval side by side, per kind, with search latency;
+the model is --embeddings-model or EMBEDDINGS_MODEL.`;
 
 async function main(argv: string[]): Promise<void> {
   const { positionals, values } = parseArgs({
@@ -27,6 +33,8 @@ async function main(argv: string[]): Promise<void> {
       "no-answers": { type: "boolean", default: false },
       out: { type: "string" },
       misses: { type: "boolean", default: false },
+      embeddings: { type: "string" },
+      "embeddings-model": { type: "string" },
       help: { type: "boolean", short: "h", default: false },
     },
   });
@@ -39,6 +47,18 @@ async function main(argv: string[]): Promise<void> {
     values.corpus.length > 0 ? values.corpus.map((dir, index) => ({ dir, baseUri: values["base-uri"][index] ?? "" })) : set.corpora;
   if (corpora.length === 0) throw new Error("the question file lists no corpora; name them with --corpus DIR --base-uri URL");
 
+  if (values.embeddings) {
+    const vars = hybridVars(values.embeddings, values["embeddings-model"] ?? process.env.EMBEDDINGS_MODEL ?? "");
+    const embeddings = (env: Env) => {
+      const semantic = cliSemanticSearch({ ...vars, EMBEDDINGS_API_KEY: process.env.EMBEDDINGS_API_KEY });
+      if (!semantic) throw new Error("--embeddings needs a URL");
+      return semantic;
+    };
+    const comparison = await withCorpora(corpora, (env) => compareHybrid(env, set.questions, vars, { answers: !values["no-answers"] }), embeddings);
+    printHybrid(file, corpora, vars.EMBEDDINGS_MODEL, comparison);
+    if (values.out) await writeFile(values.out, `${JSON.stringify(comparison, null, 2)}\n`);
+    return;
+  }
   const run = await withCorpora(corpora, (env) => evaluate(env, set.questions, { answers: !values["no-answers"] }));
   printReport(file, corpora, run);
   printCrowding(corpora, run);
@@ -51,8 +71,10 @@ const fixed = (value: number | undefined) => (value === undefined ? "—" : valu
 function printReport(file: string, corpora: readonly EvalCorpus[], run: EvaluationRun): void {
   console.log(`eval: ${file} over ${corpora.map((corpus) => corpus.baseUri).join(", ")}`);
   console.log("");
-  console.log("| questions | n | BM25 R@5 | Almanac R@5 | BM25 R@10 | Almanac R@10 | BM25 MRR@10 | Almanac MRR@10 | BM25 fact in top chunk | Almanac fact in top chunk | answered | refs hit | fact in answer | declined (unanswerable) |");
-  console.log("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
+  console.log(
+    "| questions | n | BM25 R@5 | Almanac R@5 | BM25 R@10 | Almanac R@10 | BM25 MRR@10 | Almanac MRR@10 | BM25 fact in top chunk | Almanac fact in top chunk | answered | refs hit | fact in answer | declined (unanswerable) | BM25 first from other site | Almanac first from other site | answers citing other site |",
+  );
+  console.log("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
   const plain = new Map(groupedFigures(run.baseline).map(({ group, figures }) => [group, figures]));
   for (const { group, figures } of groupedFigures(run.almanac)) {
     const base = plain.get(group) as Figures;
@@ -60,10 +82,35 @@ function printReport(file: string, corpora: readonly EvalCorpus[], run: Evaluati
     const n = group === "unanswerable" ? run.almanac.filter((outcome) => outcome.kind === "unanswerable").length : figures.questions;
     // Unanswerable questions have no right page to rank: only `declined` says anything about them.
     const rank = (value: number) => (figures.questions === 0 ? "—" : fixed(value));
+    // Counts, not shares: "3 of 80" reads against the issue's "at most 1 in 20".
+    const count = (value: number | undefined) => (figures.questions === 0 || value === undefined ? "—" : `${value} of ${figures.questions}`);
     console.log(
-      `| ${group} | ${n} | ${rank(base.recallAt5)} | ${rank(figures.recallAt5)} | ${rank(base.recallAt10)} | ${rank(figures.recallAt10)} | ${rank(base.mrrAt10)} | ${rank(figures.mrrAt10)} | ${facts(base.factInTopChunk)} | ${facts(figures.factInTopChunk)} | ${fixed(figures.answered)} | ${fixed(figures.referenceHit)} | ${facts(figures.factRate)} | ${fixed(figures.declined)} |`,
+      `| ${group} | ${n} | ${rank(base.recallAt5)} | ${rank(figures.recallAt5)} | ${rank(base.recallAt10)} | ${rank(figures.recallAt10)} | ${rank(base.mrrAt10)} | ${rank(figures.mrrAt10)} | ${facts(base.factInTopChunk)} | ${facts(figures.factInTopChunk)} | ${fixed(figures.answered)} | ${fixed(figures.referenceHit)} | ${facts(figures.factRate)} | ${fixed(figures.declined)} | ${count(base.firstFromOtherSite)} | ${count(figures.firstFromOtherSite)} | ${count(figures.citesOtherSite)} |`,
     );
   }
+}
+
+/** Lexical and hybrid retrieval side by side, per kind of question, then the search latency of each. */
+function printHybrid(file: string, corpora: readonly EvalCorpus[], model: string, comparison: HybridComparison): void {
+  console.log(`eval: ${file} over ${corpora.map((corpus) => corpus.baseUri).join(", ")}, lexical vs hybrid (${model}, reciprocal rank fusion)`);
+  console.log("");
+  console.log("| questions | n | lexical R@5 | hybrid R@5 | lexical R@10 | hybrid R@10 | lexical MRR@10 | hybrid MRR@10 | lexical answered | hybrid answered | lexical refs hit | hybrid refs hit | lexical declined | hybrid declined |");
+  console.log("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
+  const lexical = new Map(groupedFigures(comparison.lexical.almanac).map(({ group, figures }) => [group, figures]));
+  for (const { group, figures } of groupedFigures(comparison.hybrid.almanac)) {
+    const base = lexical.get(group) as Figures;
+    const rank = (value: number) => (figures.questions === 0 ? "—" : fixed(value));
+    const n = group === "unanswerable" ? comparison.hybrid.almanac.filter((outcome) => outcome.kind === "unanswerable").length : figures.questions;
+    console.log(
+      `| ${group} | ${n} | ${rank(base.recallAt5)} | ${rank(figures.recallAt5)} | ${rank(base.recallAt10)} | ${rank(figures.recallAt10)} | ${rank(base.mrrAt10)} | ${rank(figures.mrrAt10)} | ${fixed(base.answered)} | ${fixed(figures.answered)} | ${fixed(base.referenceHit)} | ${fixed(figures.referenceHit)} | ${fixed(base.declined)} | ${fixed(figures.declined)} |`,
+    );
+  }
+  const { latency } = comparison;
+  console.log("");
+  console.log("| search_documents latency (ms) | median | p95 |");
+  console.log("|---|---|---|");
+  console.log(`| lexical | ${percentile(latency.lexical, 0.5).toFixed(1)} | ${percentile(latency.lexical, 0.95).toFixed(1)} |`);
+  console.log(`| hybrid (query embedding, D1 vector scan, fusion) | ${percentile(latency.hybrid, 0.5).toFixed(1)} | ${percentile(latency.hybrid, 0.95).toFixed(1)} |`);
 }
 
 /** How often Almanac's own pages reach the top 3 of questions about the user's documentation. */
@@ -82,13 +129,21 @@ function printMisses(run: EvaluationRun): void {
     const base = run.baseline[index];
     const rank = (place: number) => (place === 0 ? "miss" : String(place));
     const worse = outcome.kind !== "unanswerable" && (outcome.firstRelevant === 0 || (base && base.firstRelevant > 0 && outcome.firstRelevant > base.firstRelevant));
-    const answerMiss = outcome.answer && outcome.kind !== "unanswerable" && (!outcome.answer.referenceHit || outcome.answer.factFound === false);
+    const answerMiss =
+      outcome.answer && outcome.kind !== "unanswerable" && (!outcome.answer.referenceHit || outcome.answer.factFound === false || outcome.answer.citesOtherSite);
     const wrongAnswer = outcome.answer && outcome.kind === "unanswerable" && outcome.answer.answered;
     if (!worse && !answerMiss && !wrongAnswer) return;
     console.log(`- ${outcome.id} [${outcome.kind}] almanac ${rank(outcome.firstRelevant)} / bm25 ${rank(base?.firstRelevant ?? 0)}: ${outcome.query}`);
     console.log(`    top: ${[...new Set(outcome.ranked)].slice(0, 3).join(", ")}`);
     if (outcome.answer) {
-      const flag = [!outcome.answer.answered && "declined", outcome.answer.answered && !outcome.answer.referenceHit && "wrong refs", outcome.answer.factFound === false && "no fact"].filter(Boolean).join(", ");
+      const flag = [
+        !outcome.answer.answered && "declined",
+        outcome.answer.answered && !outcome.answer.referenceHit && "wrong refs",
+        outcome.answer.factFound === false && "no fact",
+        outcome.answer.answered && outcome.answer.citesOtherSite && "cites other site",
+      ]
+        .filter(Boolean)
+        .join(", ");
       if (flag) console.log(`    answer: ${flag}: ${outcome.answer.text.slice(0, 160).replace(/\s+/g, " ")}`);
     }
   });

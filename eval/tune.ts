@@ -52,10 +52,13 @@ async function main(argv: string[]): Promise<void> {
       const figures = new Map(groupedFigures(run.almanac).map(({ group, figures: f }) => [group, f]));
       const show = (group: string) => {
         const f = figures.get(group);
-        const answer = f?.answered === undefined ? "" : ` ans ${f.answered.toFixed(3)} refs ${f.referenceHit?.toFixed(3)} fact ${f.factRate?.toFixed(3)}`;
-        return f ? `${group} R@5 ${f.recallAt5.toFixed(3)} MRR ${f.mrrAt10.toFixed(3)}${answer}` : "";
+        const answer =
+          f?.answered === undefined
+            ? ""
+            : ` ans ${f.answered.toFixed(3)} refs ${f.referenceHit?.toFixed(3)} fact ${f.factRate?.toFixed(3)} other-site answers ${f.citesOtherSite}`;
+        return f ? `${group} R@5 ${f.recallAt5.toFixed(3)} MRR ${f.mrrAt10.toFixed(3)} other-site first ${f.firstFromOtherSite}${answer}` : "";
       };
-      console.log(`${JSON.stringify(variant)}: ${show("all")} | ${show("keyword-aligned")} | ${show("hard kinds")} | ${show("paraphrase")}`);
+      console.log(`${JSON.stringify(variant)}: ${show("all")} | ${show("hard kinds")} | ${show("paraphrase")} | ${show("real-user")}`);
     }
   });
 }

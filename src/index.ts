@@ -5,12 +5,14 @@ import { errorHandler } from "./http/error-handler.ts";
 import { notFound } from "./http/not-found.ts";
 import { AlmanacMcp } from "./mcp/legacy-session.ts";
 import { mcpApi } from "./mcp/routes.ts";
+import { SessionRegistry } from "./mcp/session-registry.ts";
 import { serverTiming } from "./observability/server-timing.ts";
 import { QuotaCounter } from "./quota/quota-counter.ts";
 import { restApi } from "./rest/routes.ts";
+import { llmsTxtSite } from "./web/llms-txt.ts";
 import { landingSite } from "./web/routes.tsx";
 
-export { AlmanacMcp, QuotaCounter };
+export { AlmanacMcp, QuotaCounter, SessionRegistry };
 
 // Each transport is a sub-app with its own onError (JSON-RPC on /mcp, Google's error body on /v1, an HTML page on /);
 // the app's own answers /healthz and paths nothing serves.
@@ -24,5 +26,7 @@ app.route("/", mcpApi());
 app.route("/", restApi());
 // The landing page and its "Try it" panels; restBasePath is where the REST facade above is mounted.
 app.route("/", landingSite({ mcpPath: "/mcp", restBasePath: "/v1" }));
+// The corpus for other tools in llms.txt form, each page's Markdown at /documents/<host>/<path>.md.
+app.route("/", llmsTxtSite());
 
 export default app;

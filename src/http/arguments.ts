@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { AlmanacError } from "../errors.ts";
+import { quoted } from "../text/quote.ts";
 
 /**
  * `value` if `schema` accepts it, else INVALID_ARGUMENT naming every problem,
@@ -27,8 +28,9 @@ function describeIssues(issues: readonly z.core.$ZodIssue[]): string {
   return issues
     .filter((issue) => issue.code === "invalid_type" || !mistyped.has(key(issue)))
     .map((issue) => {
-      if (issue.code === "unrecognized_keys") return `unknown argument ${issue.keys.map((name) => `"${name}"`).join(", ")}; see the tool's input schema`;
-      const field = key(issue);
+      if (issue.code === "unrecognized_keys") return `unknown argument ${issue.keys.slice(0, 20).map((name) => `"${quoted(name)}"`).join(", ")}${issue.keys.length > 20 ? ` and ${issue.keys.length - 20} more` : ""}; see the tool's input schema`;
+      // A path may hold keys the caller made up (a params key): quoted like any echo.
+      const field = quoted(key(issue));
       const message = issue.code === "invalid_type" ? `expected ${withArticle(issue.expected)}, not ${withArticle(jsonType(issue.input))}` : issue.message;
       return field && !message.startsWith(field.split(".")[0] ?? "") ? `${field}: ${message}` : message;
     })

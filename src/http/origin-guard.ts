@@ -1,5 +1,6 @@
 import type { Context, MiddlewareHandler } from "hono";
 import { AlmanacError } from "../errors.ts";
+import { quoted } from "../text/quote.ts";
 import { hostRefusal, originIsAllowed } from "./browser-origins.ts";
 
 /**
@@ -21,7 +22,8 @@ export function browserOriginGuard(foreignOrigin: (origin: string, c: Context<{ 
     const badHost = hostRefusal(c.env, c.req.raw);
     if (badHost) throw new AlmanacError("PERMISSION_DENIED", badHost);
     const origin = c.req.header("origin");
-    if (origin !== undefined && !originIsAllowed(c.env, origin, c.req.raw)) throw new AlmanacError("PERMISSION_DENIED", foreignOrigin(origin, c));
+    // The Origin is the caller's to choose, 60 KB of it if it likes: quoted, never echoed whole.
+    if (origin !== undefined && !originIsAllowed(c.env, origin, c.req.raw)) throw new AlmanacError("PERMISSION_DENIED", foreignOrigin(quoted(origin), c));
     await next();
   };
 }

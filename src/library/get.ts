@@ -1,4 +1,5 @@
 import { AlmanacError } from "../errors.ts";
+import { quoted } from "../text/quote.ts";
 import {
   ENTRY_ID_PATTERN,
   MAX_ENTRY_ID_LENGTH,
@@ -54,7 +55,7 @@ export interface LibraryGetInput {
  */
 export async function getQueryLibraryEntry(env: LibraryReadBindings & LibraryConfig, input: LibraryGetInput): Promise<LibraryEntryView> {
   // The whole id is echoed, however long: SPEC 3.2 fixes this message, and the caller sent those bytes anyway.
-  if (!ENTRY_ID_PATTERN.test(input.id)) throw new AlmanacError("INVALID_ARGUMENT", `invalid query id "${input.id}"`);
+  if (!ENTRY_ID_PATTERN.test(input.id)) throw new AlmanacError("INVALID_ARGUMENT", `invalid query id "${quoted(input.id)}"`);
   if (input.id.length > MAX_ENTRY_ID_LENGTH) throw unknownId(input.id);
   const { entry, tier } = await loadEntry(env, input.id);
   const base = {
@@ -94,7 +95,7 @@ export async function getQueryLibraryEntry(env: LibraryReadBindings & LibraryCon
 }
 
 function unknownId(id: string): AlmanacError {
-  return new AlmanacError("NOT_FOUND", `unknown query id "${id}"; use query_library_search to find valid ids`);
+  return new AlmanacError("NOT_FOUND", `unknown query id "${quoted(id)}"; use query_library_search to find valid ids`);
 }
 
 const UNAVAILABLE_MESSAGE = "the query library store is unavailable right now and this entry is not in the bundled snapshot; try again shortly";

@@ -1,4 +1,5 @@
 import type { EntryMetadata, LibraryEntry, ParamDeclaration } from "./entry.ts";
+import { quoted } from "../text/quote.ts";
 import { PatternError, compilePattern, type SafePattern } from "./pattern.ts";
 
 /** Values of `identifier` params are inserted verbatim, so they may only be plain names. */
@@ -116,6 +117,9 @@ function matchesPattern(pattern: string, text: string): boolean {
   }
 }
 
+/** Unknown params listed by name, at most this many. */
+const MAX_LISTED_KEYS = 20;
+
 /**
  * Renders an entry's template with caller values (SPEC 3.2): unknown keys,
  * then defaults and missing required params, then type checks; any error
@@ -128,8 +132,11 @@ export function renderTemplate(entry: Pick<EntryMetadata, "params"> & Pick<Libra
   const declared = new Map(entry.params.map((param) => [param.name, param]));
   const errors: string[] = [];
 
-  const unknown = Object.keys(values).filter((key) => !declared.has(key));
-  if (unknown.length > 0) errors.push(`unknown params rejected: ${unknown.join(", ")}`);
+  const unknownKeys = Object.keys(values).filter((key) => !declared.has(key));
+  // Keys are what a caller sent: each is quoted, and a list of thousands is cut (with how many more).
+  const unknown = unknownKeys.slice(0, MAX_LISTED_KEYS).map((key) => quoted(key));
+  const more = unknownKeys.length > unknown.length ? ` and ${unknownKeys.length - unknown.length} more` : "";
+  if (unknown.length > 0) errors.push(`unknown params rejected: ${unknown.join(", ")}${more}`);
 
   const supplied = new Map<string, unknown>();
   const missing: string[] = [];

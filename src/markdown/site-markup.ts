@@ -6,6 +6,7 @@
  * it while keeping everything a reader sees: prose, code blocks, tables and
  * the text inside admonitions and components.
  */
+import { removeHiddenHtml } from "./hidden-html.ts";
 import { markdownLines } from "./page.ts";
 
 /** What was removed from a page, by kind, for the ingestion report. */
@@ -20,7 +21,9 @@ export type MarkupKind =
   | "component tags"
   | "HTML tags"
   | "attribute lists"
-  | "admonition markers";
+  | "admonition markers"
+  | "hidden HTML elements"
+  | "invisible characters";
 
 /** A page body without site markup, and what was removed. */
 export interface CleanedBody {
@@ -124,6 +127,9 @@ function cleanProse(text: string, count: (kind: MarkupKind, n?: number) => void)
   out = strip(out, LIQUID_TAG, "Liquid tags");
   out = strip(out, MDX_STATEMENT, "MDX imports/exports");
   out = strip(out, INVISIBLE_ELEMENT, "HTML tags");
+  const hidden = removeHiddenHtml(out);
+  if (hidden.removed > 0) count("hidden HTML elements", hidden.removed);
+  out = hidden.text;
   out = strip(out, ANCHOR_BEFORE_HEADING, "HTML tags", (_m, id, heading) => (/\{#[^}]*\}\s*$/.test(heading ?? "") ? `${heading}` : `${heading} {#${id}}`));
   out = strip(out, HTML_HEADING, "HTML tags", (_m, level, id, inner) => {
     const inside = (inner ?? "").replace(HTML_TAG, "").replace(/\s+/g, " ").trim();

@@ -11,7 +11,9 @@ import {
   ReadResourceRequestSchema,
 } from "@modelcontextprotocol/sdk/types.js";
 import { McpAgent } from "agents/mcp";
+import type { Caller } from "../auth/caller.ts";
 import { ReadConsistency } from "../d1/sessions.ts";
+import { inCallersSession } from "./session-binding.ts";
 import { SERVER_CAPABILITIES, SERVER_INFO, SERVER_INSTRUCTIONS, almanacMethods } from "./methods.ts";
 
 /** One 2025-era MCP session: a Durable Object holding a v1 Server with Almanac's methods. */
@@ -30,14 +32,24 @@ export class AlmanacMcp extends McpAgent<Env> {
     this.server.setRequestHandler(ReadResourceRequestSchema, (request) => methods["resources/read"](request.params));
     this.server.setRequestHandler(CompleteRequestSchema, (request) => methods["completion/complete"](request.params));
   }
+
+  /**
+   * Ends the session as a DELETE does (the caller's SessionRegistry calls
+   * this when it has been idle too long): from now on it is unknown (404),
+   * and agents deletes its storage and alarms in its next alarm.
+   */
+  async endSession(): Promise<void> {
+    if (await this.getInitializeRequest()) await this._cf_terminateSession();
+  }
 }
 
 const streamableHttp = AlmanacMcp.serve("/mcp", { binding: "MCP_OBJECT" });
 
 /**
  * Hands a 2025-era request for /mcp to its session's Durable Object
- * (Streamable HTTP; unknown session ids get 404 as the MCP spec says).
+ * (Streamable HTTP; unknown session ids get 404 as the MCP spec says), if
+ * the session is the caller's own (see session-binding.ts).
  */
-export function serveLegacySession(request: Request, env: Env, ctx: ExecutionContext): Promise<Response> {
-  return streamableHttp.fetch(request, env, ctx);
+export function serveLegacySession(request: Request, env: Env, ctx: ExecutionContext, caller: Caller): Promise<Response> {
+  return inCallersSession(request, env, caller, (forwarded) => streamableHttp.fetch(forwarded, env, ctx));
 }

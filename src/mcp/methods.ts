@@ -2,6 +2,7 @@
 // in sight. The 2026-07-28 handler (stateless.ts) and the 2025-era session
 // (legacy-session.ts) install this one table on their SDK's Server, so both
 // eras list and run the same tools and resources, with the same errors.
+import { quoted } from "../text/quote.ts";
 import { z } from "zod";
 import { ReadConsistency } from "../d1/sessions.ts";
 import { type AlmanacError, toAlmanacError } from "../errors.ts";
@@ -104,8 +105,8 @@ export function almanacMethods(env: Env, reads: ReadConsistency = new ReadConsis
       if (!tool) {
         throw new McpMethodError(
           INVALID_PARAMS,
-          `NOT_FOUND: no tool named "${name.slice(0, 100)}" on this server; its tools are ${tools.map((each) => each.name).join(", ")} (see tools/list)`,
-          { status: "NOT_FOUND", name },
+          `NOT_FOUND: no tool named "${quoted(name)}" on this server; its tools are ${tools.map((each) => each.name).join(", ")} (see tools/list)`,
+          { status: "NOT_FOUND", name: quoted(name) },
         );
       }
       return callTool(env, tool, args, reads);

@@ -3,6 +3,8 @@
 // belongs to, so routing can never disagree with the modern handler.
 import { isLegacyRequest } from "@modelcontextprotocol/server";
 import type { Handler } from "hono";
+import type { Caller } from "../auth/caller.ts";
+import { withBoundedErrors } from "./bounded-errors.ts";
 import { answerWithin } from "./deadline.ts";
 import { serveLegacySession } from "./legacy-session.ts";
 import { serveStateless } from "./stateless.ts";
@@ -18,7 +20,7 @@ export function mcpEndpoint(): Handler<{ Bindings: Env }> {
   return async (c) => {
     const message = c.get("jsonRpcMessage");
     // hono types its execution context more narrowly than workers-types; at run time it is the Worker's own.
-    const served = serveMcp(c.req.raw, c.env, c.executionCtx as ExecutionContext, message?.parsed);
+    const served = serveMcp(c.req.raw, c.env, c.executionCtx as ExecutionContext, c.get("caller"), message?.parsed);
     const { response, answered } = await answerWithin(served, message?.requestIds ?? []);
     c.set("mcpAnswered", answered);
     return response;
@@ -30,12 +32,13 @@ export function mcpEndpoint(): Handler<{ Bindings: Env }> {
  * 2025-era traffic (an `initialize`, a request in a session, GET and DELETE)
  * goes to its session's Durable Object; everything else is 2026-07-28 and is
  * answered here in the Worker, with no Durable Object on its path.
- * `parsedBody` is the POSTed JSON when the guards have already parsed it.
+ * `parsedBody` is the POSTed JSON when the guards have already parsed it;
+ * `caller` is who authenticated, whose sessions alone a request may use.
  */
-export async function serveMcp(request: Request, env: Env, ctx: ExecutionContext, parsedBody?: unknown): Promise<Response> {
+export async function serveMcp(request: Request, env: Env, ctx: ExecutionContext, caller: Caller, parsedBody?: unknown): Promise<Response> {
   const served = withoutQuery(request);
-  if (await isLegacyRequest(served, parsedBody)) return serveLegacySession(served, env, ctx);
-  return serveStateless(served, env);
+  if (await isLegacyRequest(served, parsedBody)) return withBoundedErrors(await serveLegacySession(served, env, ctx, caller));
+  return withBoundedErrors(await serveStateless(served, env));
 }
 
 /**

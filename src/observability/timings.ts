@@ -11,13 +11,15 @@
  */
 import { AsyncLocalStorage } from "node:async_hooks";
 
-/** What is measured: D1 round trips, a tool's handler, and the whole request. */
-export type TimingMetric = "d1" | "tool" | "total";
+/** What is measured: D1 round trips, embedding the query, the vector index, a tool's handler, and the whole request. */
+export type TimingMetric = "d1" | "embed" | "vector" | "tool" | "total";
 
 /** The durations of one request, summed per metric, in milliseconds. */
 export class RequestTimings {
   readonly durations = new Map<TimingMetric, number>();
   readonly counts = new Map<TimingMetric, number>();
+  /** Events without a duration, e.g. `fallback` when hybrid retrieval fell back to lexical, with why. */
+  readonly notes = new Map<string, string>();
 
   add(metric: TimingMetric, milliseconds: number): void {
     this.durations.set(metric, (this.durations.get(metric) ?? 0) + milliseconds);
@@ -49,9 +51,21 @@ export async function timed<T>(metric: TimingMetric, work: () => Promise<T>): Pr
   }
 }
 
+/**
+ * Records an event of the current request without a duration (it shows in
+ * Server-Timing as `name;desc="…"`); outside a timed request it does nothing.
+ *
+ * @example note("fallback", "lexical: the embedder gave no answer within 800 ms")
+ */
+export function note(name: string, description: string): void {
+  currentRequest.getStore()?.notes.set(name, description);
+}
+
 /** What each metric means, for the `desc` of Server-Timing (RFC: W3C Server Timing). */
 const DESCRIPTIONS: Record<TimingMetric | "shape", string> = {
   d1: "D1 queries",
+  embed: "embedding the query",
+  vector: "vector index query",
   shape: "ranking and shaping (tool minus D1)",
   tool: "inside the tool",
   total: "whole request in the Worker",
@@ -68,8 +82,14 @@ export function serverTimingValue(timings: RequestTimings): string {
   const d1 = timings.durations.get("d1");
   const tool = timings.durations.get("tool");
   if (d1 !== undefined) entries.push(["d1", d1]);
-  if (tool !== undefined) entries.push(["shape", Math.max(0, tool - (d1 ?? 0))], ["tool", tool]);
+  // Hybrid retrieval only: the query embedding runs beside the lexical D1 reads, so `shape` leaves it out only when it ran.
+  const embed = timings.durations.get("embed");
+  const vector = timings.durations.get("vector");
+  if (embed !== undefined) entries.push(["embed", embed]);
+  if (vector !== undefined) entries.push(["vector", vector]);
+  if (tool !== undefined) entries.push(["shape", Math.max(0, tool - (d1 ?? 0) - (vector ?? 0))], ["tool", tool]);
   const total = timings.durations.get("total");
   if (total !== undefined) entries.push(["total", total]);
-  return entries.map(([metric, duration]) => `${metric};dur=${duration.toFixed(2)};desc="${DESCRIPTIONS[metric]}"`).join(", ");
+  const notes = [...timings.notes].map(([name, description]) => `${name};desc=${JSON.stringify(description)}`);
+  return [...entries.map(([metric, duration]) => `${metric};dur=${duration.toFixed(2)};desc="${DESCRIPTIONS[metric]}"`), ...notes].join(", ");
 }

@@ -5,6 +5,7 @@ import type { Context, MiddlewareHandler } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { answerWithSources } from "../documents/answer/answer-query.ts";
 import { compileFilter } from "../documents/search/filter.ts";
+import { semanticSearchFor } from "../embeddings/semantic-search.ts";
 import { findContentLengths } from "../documents/read/stored-documents.ts";
 import { AlmanacError } from "../errors.ts";
 import { checkedArguments } from "../http/arguments.ts";
@@ -117,7 +118,7 @@ export async function answerQuery(c: Context<{ Bindings: Env }>): Promise<Respon
   const { request, system } = c.get("answerQueryRequest");
   // One read session (the nearest replica) for the request's reads, each seeing what the one before saw.
   const db = readSession(c.env.DB);
-  const sourced = await answerWithSources(db, request);
+  const sourced = await answerWithSources(db, request, undefined, semanticSearchFor(c.env));
   const contentLengths = await findContentLengths(db, sourced.answer.references);
   return respond(c, system, answerResponse(sourced, contentLengths));
 }

@@ -8,6 +8,7 @@ import type { StoredDocument } from "../documents/document.ts";
 import { AlmanacError } from "../errors.ts";
 import { optionalValue, readParameters, type RestMethod } from "./parameters.ts";
 import { DEFAULT_GET_VIEW, documentMessage, documentView } from "./resources.ts";
+import { requireWithinCeiling } from "./response-ceiling.ts";
 import { respond } from "./respond.ts";
 
 /** developerknowledge.documents.get: the name is the path, so only `view` is a query parameter. */
@@ -43,7 +44,12 @@ export async function getDocument(c: Context<{ Bindings: Env }>): Promise<Respon
   return respond(c, system, documentMessage(document, view));
 }
 
-/** 1–20 pages in the order named, repeats included; any unknown name fails the call, naming every missing one. */
+/**
+ * 1–20 pages in the order named; any unknown name fails the call, naming
+ * every missing one. A repeated name is refused: Google returns the pages in
+ * the order of `names`, one per name, and a page asked for twenty times
+ * would be twenty copies in one response.
+ */
 export async function batchGetDocuments(c: Context<{ Bindings: Env }>): Promise<Response> {
   const { parameters, system } = readParameters(new URL(c.req.url), BATCH_GET_DOCUMENTS);
   const view = documentView(optionalValue(parameters, "view"), DEFAULT_GET_VIEW);
@@ -54,6 +60,12 @@ export async function batchGetDocuments(c: Context<{ Bindings: Env }>): Promise<
   if (names.length > MAX_NAMES_PER_GET) {
     throw new AlmanacError("INVALID_ARGUMENT", `names lists ${names.length} documents; at most ${MAX_NAMES_PER_GET} per call, so split the request`);
   }
-  const documents = await getDocuments(readSession(c.env.DB), names);
+  const repeated = [...new Set(names.filter((name, index) => names.indexOf(name) !== index))];
+  if (repeated.length > 0) {
+    throw new AlmanacError("INVALID_ARGUMENT", `names repeats ${repeated.map((name) => `"${name.slice(0, 200)}"`).join(", ")}; name each document once`);
+  }
+  const db = readSession(c.env.DB);
+  await requireWithinCeiling(db, names);
+  const documents = await getDocuments(db, names);
   return respond(c, system, { documents: documents.map((document) => documentMessage(document, view)) });
 }

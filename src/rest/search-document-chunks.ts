@@ -4,6 +4,7 @@ import type { Context } from "hono";
 import { resultBudget } from "../config.ts";
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, searchDocuments } from "../documents/search/search-documents.ts";
 import { findContentLengths } from "../documents/read/stored-documents.ts";
+import { semanticSearchFor } from "../embeddings/semantic-search.ts";
 import { AlmanacError } from "../errors.ts";
 import { filterField, queryField } from "../tools/document-fields.ts";
 import { int32Value, optionalValue, readParameters, requiredValue, type RestMethod } from "./parameters.ts";
@@ -16,15 +17,17 @@ export const SEARCH_DOCUMENT_CHUNKS: RestMethod = {
   parameters: ["query", "pageSize", "pageToken", "filter"],
 };
 
+/** Google's discovery document: "The maximum value is 100; values above 100 will be coerced to 100." */
+export const MAX_REST_PAGE_SIZE = 100;
+
 /**
  * Google's pageSize: unset or 0 means the default (5), a negative size is
- * refused, and one above the maximum is coerced to it ("values above 100
- * will be coerced to 100"), here MCP's maximum of 20, so both doors page alike.
+ * refused, and one above 100 is coerced to 100.
  */
 function pageSizeOf(size: number | undefined): number {
   if (size === undefined || size === 0) return DEFAULT_PAGE_SIZE;
   if (size < 0) throw new AlmanacError("INVALID_ARGUMENT", `pageSize must not be negative (got ${size}); omit it for ${DEFAULT_PAGE_SIZE} results`);
-  return Math.min(size, MAX_PAGE_SIZE);
+  return Math.min(size, MAX_REST_PAGE_SIZE);
 }
 
 /**
@@ -35,14 +38,16 @@ export async function searchDocumentChunks(c: Context<{ Bindings: Env }>): Promi
   const { parameters, system } = readParameters(new URL(c.req.url), SEARCH_DOCUMENT_CHUNKS);
   // One read session (the nearest replica) for the request's reads, each seeing what the one before saw.
   const db = readSession(c.env.DB);
+  const pageSize = pageSizeOf(int32Value(parameters, "pageSize"));
   const result = await searchDocuments(db, {
     query: requiredValue(parameters, "query", queryField, 'ask a question or give keywords, e.g. query=connect+Claude+Code'),
-    pageSize: pageSizeOf(int32Value(parameters, "pageSize")),
+    pageSize,
     // proto3: an empty string is an unset field.
     pageToken: optionalValue(parameters, "pageToken") || undefined,
     filter: optionalValue(parameters, "filter", filterField) || undefined,
-    budgetChars: resultBudget(c.env),
-  });
+    // MCP's budget for MCP's largest page (20), growing with pageSize past it, so both doors page alike up to 20.
+    budgetChars: resultBudget(c.env) * Math.ceil(pageSize / MAX_PAGE_SIZE),
+  }, undefined, semanticSearchFor(c.env));
   const contentLengths = await findContentLengths(db, result.results.map((hit) => hit.parent));
   return respond(c, system, searchResponse(result, contentLengths));
 }

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { answerQuery, type Answer } from "../documents/answer/answer-query.ts";
+import { semanticSearchFor } from "../embeddings/semantic-search.ts";
 import { READ_ONLY_ANNOTATIONS, defineTool, reads } from "./define.ts";
 import { filterField, queryField } from "./document-fields.ts";
 
@@ -35,7 +36,7 @@ export const answerQueryTool = defineTool({
   },
   annotations: { title: "Answer a question from the documentation", ...READ_ONLY_ANNOTATIONS },
   async run(env, args, context) {
-    const answer = await reads(context).read(env.DB, (db) => answerQuery(db, args, context?.weights));
+    const answer = await reads(context).read(env.DB, (db) => answerQuery(db, args, context?.weights, semanticSearchFor(env)));
     return { structured: answer, text: formatAnswer(answer) };
   },
 });

@@ -1,6 +1,7 @@
 // Documents as MCP resources (SPEC 1): every page is a read-only resource at
 // its own uri, so a person recognises what a client shows. Transport-free,
 // like the tools: src/mcp serves these to both protocol eras.
+import { quoted } from "../text/quote.ts";
 import { readOnce } from "../d1/sessions.ts";
 import { AlmanacError } from "../errors.ts";
 import { MAX_DOCUMENT_NAME_LENGTH, documentNameForUri } from "../documents/names.ts";
@@ -83,9 +84,9 @@ export async function readDocumentResource(db: D1Database, uri: string): Promise
   if (!document) {
     throw new AlmanacError(
       "NOT_FOUND",
-      `no document at "${uri.slice(0, 200)}"; list resources (resources/list) or search with search_documents for the uris this server holds`,
+      `no document at "${quoted(uri)}"; list resources (resources/list) or search with search_documents for the uris this server holds`,
       undefined,
-      { data: { uri } },
+      { data: { uri: quoted(uri) } },
     );
   }
   return {

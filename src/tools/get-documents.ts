@@ -35,7 +35,7 @@ export const getDocumentsTool = defineTool({
     "Fetch documentation pages as Markdown by resource name, in the order given.",
     `Take names from the \`parent\` of search_documents results or from the \`references\` of answer_query; at most ${MAX_NAMES_PER_GET} per call.`,
     'Add a section to read only that part of a page: "documents/go.dev/ref/mod#go-mod-files" (the anchor after # in a search result\'s uri).',
-    "A page too long for one result comes in parts: an entry with `truncated: true` names the part that follows in `next`; pass it to get_documents to read on.",
+    "A page too long for one result comes in parts: an entry with `truncated: true` names the part that follows in `next`; pass it to get_documents to read on (the parts, concatenated, are the page).",
     "If any name is unknown the call fails and lists every missing name; search again to find the right ones.",
   ].join(" "),
   inputSchema: {

@@ -9,6 +9,7 @@ import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { type Caller, identifyCaller } from "../auth/caller.ts";
 import { answerWithSources } from "../documents/answer/answer-query.ts";
 import { compileFilter } from "../documents/search/filter.ts";
+import { semanticSearchFor } from "../embeddings/semantic-search.ts";
 import { searchDocuments } from "../documents/search/search-documents.ts";
 import { AlmanacError, HTTP_STATUS, toAlmanacError } from "../errors.ts";
 import { answerQuota } from "../http/answer-quota.ts";
@@ -71,7 +72,7 @@ export function landingSite(options: LandingOptions): Hono<{ Bindings: Env }> {
     const { input } = tryRequestFor(c, "search");
     if (input.query === undefined) return render(c, { search: { input } }, known(c));
     const args = toolArguments(searchDocumentsTool, { query: input.query, pageToken: input.pageToken, filter: dataSourceFilter(input.dataSource) });
-    const result = await searchDocuments(readSession(c.env.DB), args);
+    const result = await searchDocuments(readSession(c.env.DB), args, undefined, semanticSearchFor(c.env));
     return render(c, { search: { input, result } }, known(c));
   });
 
@@ -92,7 +93,7 @@ export function landingSite(options: LandingOptions): Hono<{ Bindings: Env }> {
     answerQuota({ calls: () => 1 }),
     async (c) => {
       const { input } = tryRequestFor(c, "ask");
-      const answer = await answerWithSources(readSession(c.env.DB), askArguments(c));
+      const answer = await answerWithSources(readSession(c.env.DB), askArguments(c), undefined, semanticSearchFor(c.env));
       return render(c, { ask: { input, answer } }, known(c));
     },
   );

@@ -18,7 +18,7 @@ const WORD = /[\p{L}\p{N}]+/gu;
 /**
  * The heading path of a chunk below its page title ("Quotas > Limits"), or
  * "" for the lead of a page. A chunk's content starts with
- * "Title > Heading > …" on its own line (src/documents/chunk.ts).
+ * "Title > Heading > …" on its own line (src/documents/ingest/chunk-page.ts).
  *
  * @example sectionHeading("Filters > Fields\n\nText", "Filters") // "Fields"
  */

@@ -41,7 +41,7 @@ describe("a long page in parts", () => {
   it.each([19_200, 5_000])("reproduces the whole page exactly once through the continuation names (budget %i)", async (budget) => {
     const parts = await readAll(LONG_PAGE, budget);
     expect(parts.length).toBeGreaterThan(long.content.length / budget);
-    expect(parts.map((part) => part.content).join("\n")).toBe(long.content);
+    expect(parts.map((part) => part.content).join("")).toBe(long.content);
     for (const part of parts) expect(part.content.length).toBeLessThanOrEqual(budget);
     expect(parts.slice(0, -1).every((part) => part.truncated === true)).toBe(true);
     const last = parts[parts.length - 1];
@@ -49,12 +49,26 @@ describe("a long page in parts", () => {
     expect(last?.next).toBeUndefined();
   });
 
-  it("cuts at section boundaries, never inside a line, and names parts plainly", async () => {
+  it("cuts at section boundaries and names parts plainly", async () => {
     const [first] = await readDocuments(env.DB, [LONG_PAGE], budgetOf(19_200));
     expect(first?.next).toBe(`${LONG_PAGE}#~2`);
+    expect(first?.content.endsWith("\n")).toBe(true);
     const [second] = await readDocuments(env.DB, [`${LONG_PAGE}#~2`], budgetOf(19_200));
     expect(second?.content).toMatch(/^#{1,6} /);
-    expect(long.content).toContain(`${first?.content}\n${second?.content}`);
+    expect(long.content).toContain(`${first?.content}${second?.content}`);
+  });
+
+  // Regression (issue 24): a page that was one 5.5 MB line came back whole, an 11 MB result.
+  it.each([
+    ["words", "lorem ipsum dolor sit amet ".repeat(12_000)],
+    ["no spaces, with emoji", "x🙂".repeat(100_000)],
+  ])("cuts a line longer than a part inside the line, losing nothing (%s)", async (_, line) => {
+    const { documents } = await prepareSite([{ path: "one-line.md", text: `---\ntitle: One line\n---\nLead.\n${line}\nEnd.` }], siteFor("https://line.example.com"));
+    await syncDocuments(env.DB, "https://line.example.com", documents, { prune: false });
+    const parts = await readAll("documents/line.example.com/one-line", 8_000);
+    expect(parts.length).toBeGreaterThan(line.length / 8_000);
+    for (const part of parts) expect(part.content.length).toBeLessThanOrEqual(8_000);
+    expect(parts.map((part) => part.content).join("")).toBe(documents[0]?.content);
   });
 
   it("gives a part's name the same text in every call, whatever else the call asks for", async () => {
@@ -136,19 +150,35 @@ describe("the budget", () => {
   });
 
   // Regression: once one entry did not fit, every entry after it came back empty, small ones too.
-  it("still serves the small pages after a long one that does not fit", async () => {
+  it("still serves the small pages whole beside a long one, which is cut short", async () => {
     const docs = await readDocuments(env.DB, [LONG_PAGE, corpusName("filters")], { partChars: 19_200, totalChars: 15_000 });
-    expect(docs[0]).toMatchObject({ content: "", truncated: true, next: LONG_PAGE });
+    expect(docs[0]).toMatchObject({ truncated: true, next: expect.stringMatching(/^documents\/long\.example\.com\/handbook#@\d+$/) });
+    expect(docs[0]?.content.length).toBeGreaterThan(0);
     expect(docs[1]?.content).toBe(corpus.get(corpusName("filters"))?.content);
   });
 
-  it("shares one budget across names: once it is spent, later pages come back empty and name themselves", async () => {
-    const names = [corpusName("ingesting-docs"), corpusName("architecture"), corpusName("filters")];
-    const docs = await readDocuments(env.DB, names, { partChars: 20_000, totalChars: 20_000 });
+  // Regression (issue 24): three ~10 KB pages in one call gave the middle one empty content with `next` naming itself.
+  it("shares one budget across names: each page gets its first text, and `next` reads on from where it stops", async () => {
+    const pages = ["one", "two", "three"].map((word) => ({ path: `${word}.md`, text: `---\ntitle: Page ${word}\n---\n${`Paragraph about ${word}. ${"text ".repeat(60)}\n\n`.repeat(30)}` }));
+    const { documents } = await prepareSite(pages, siteFor("https://three.example.com"));
+    await syncDocuments(env.DB, "https://three.example.com", documents, { prune: false });
+    expect(documents.every((doc) => doc.content.length > 9_000)).toBe(true);
+    const names = documents.map((doc) => doc.name);
+    const docs = await readDocuments(env.DB, names, { partChars: 19_200, totalChars: 20_000 });
     expect(docs.reduce((sum, doc) => sum + doc.content.length, 0)).toBeLessThanOrEqual(20_000);
-    const skipped = docs.filter((doc) => doc.content === "");
-    expect(skipped.length).toBeGreaterThan(0);
-    for (const doc of skipped) expect(doc).toMatchObject({ truncated: true, next: doc.name });
+    for (const [index, doc] of docs.entries()) {
+      expect(doc.content.length).toBeGreaterThan(5_000);
+      if (!doc.next) continue;
+      expect(doc.next).not.toBe(doc.name);
+      const rest = await readAll(doc.next, 19_200);
+      expect(doc.content + rest.map((part) => part.content).join("")).toBe(documents[index]?.content);
+    }
+  });
+
+  it("names itself when its share of a call would be too small to read", async () => {
+    const docs = await readDocuments(env.DB, [LONG_PAGE, LONG_PAGE, LONG_PAGE], { partChars: 19_200, totalChars: 900 });
+    expect(docs[0]?.content.length).toBeGreaterThan(0);
+    expect(docs[2]).toMatchObject({ content: "", truncated: true, next: LONG_PAGE });
   });
 });
 

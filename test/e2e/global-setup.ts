@@ -12,6 +12,9 @@ let server: RunningServer | undefined;
  */
 const SHARED_PUBLIC_ANSWERS = "1000";
 
+/** For the same reason, the sessions every file's clients open count as one caller's: room for all of them. */
+const SHARED_SESSIONS = "100000";
+
 /** One server for every e2e file, with the conformance suite's test tool enabled. */
 export async function setup(project: TestProject): Promise<void> {
   server = await startServer([
@@ -21,6 +24,8 @@ export async function setup(project: TestProject): Promise<void> {
     `QUOTA_PUBLIC_ANSWER_PER_MINUTE:${SHARED_PUBLIC_ANSWERS}`,
     "--var",
     `QUOTA_PUBLIC_ANSWER_PER_DAY:${SHARED_PUBLIC_ANSWERS}`,
+    "--var",
+    `MCP_SESSIONS_PER_CALLER:${SHARED_SESSIONS}`,
   ]);
   project.provide("serverUrl", server.url);
   project.provide("stateDir", server.stateDir);

@@ -4,6 +4,7 @@
 // a prompt answer that is not a 5xx and not an empty 200, and the server must
 // keep serving afterwards. (Upgrade is not generated: Node's fetch will not
 // send it; test/mcp/hardening.test.ts covers it.)
+import { spawnSync } from "node:child_process";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 
@@ -192,5 +193,69 @@ describe("hostile input on /mcp, both eras", () => {
     });
     expect(legacy.status).toBe(200);
     expect(await legacy.text()).toContain("structuredContent");
+  });
+});
+
+// Issue 24 on the real dev server: what a caller sent is quoted at most ~200 characters on every door,
+// errors raised inside the MCP SDKs included, and a session answers only the caller that opened it.
+describe("echoes and sessions on the real server", () => {
+  const JSON_HEADERS = { "Content-Type": "application/json", Accept: "application/json, text/event-stream" };
+  const huge = "x".repeat(3_000_000);
+  /** A body small whatever was sent, quoting no run of 201 characters of it. */
+  async function expectBounded(response: Response, run = "x".repeat(201)) {
+    const text = await response.text();
+    expect(response.status).toBeLessThan(500);
+    expect(text.length).toBeLessThan(20_000);
+    expect(text).not.toContain(run);
+    return text;
+  }
+  const modern = (name: string, args: unknown, headerName = name) =>
+    fetch(mcpUrl, {
+      method: "POST",
+      headers: { ...JSON_HEADERS, "MCP-Protocol-Version": MODERN, "Mcp-Method": "tools/call", "Mcp-Name": headerName },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name, arguments: args, _meta: MODERN_META } }),
+    });
+  const legacy = async (name: string, args: unknown) =>
+    fetch(mcpUrl, {
+      method: "POST",
+      headers: { ...JSON_HEADERS, "Mcp-Session-Id": await openSession(), "MCP-Protocol-Version": "2025-11-25" },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name, arguments: args } }),
+    });
+
+  it.each([
+    ["a 3 MB query_library_get id", "query_library_get", { id: huge }],
+    ["a 3 MB unknown argument name", "search_documents", { query: "keys", [huge]: 1 }],
+    ["a 3 MB params key", "query_library_get", { id: "cloudflare/dns/records-by-type", params: { [huge]: "1" } }],
+  ])("quotes %s in both eras", async (_, name, args) => {
+    for (const response of [await modern(name, args), await legacy(name, args)]) expect(await expectBounded(response)).toContain("…(3000000 characters)");
+  });
+
+  it("quotes a 10,000-character tool name, in error.data.name too, and in the SDK's header/body mismatch error", async () => {
+    const name = "t".repeat(10_000);
+    for (const response of [await modern(name, {}, "search_documents"), await legacy(name, {})]) expect(await expectBounded(response, "t".repeat(201))).toContain("…(10000 characters)");
+  });
+
+  it("quotes a 60 KB Origin on /mcp, REST and the landing page", async () => {
+    const origin = `https://${"o".repeat(60_000)}.example`;
+    for (const url of [mcpUrl, `${serverUrl}/v1/documents:searchDocumentChunks?query=keys`, `${serverUrl}/`]) {
+      const response = await fetch(url, { method: url === mcpUrl ? "POST" : "GET", headers: { ...JSON_HEADERS, Origin: origin }, body: url === mcpUrl ? "{}" : undefined });
+      expect(response.status).toBe(403);
+      await expectBounded(response, "o".repeat(201));
+    }
+  });
+
+  it("answers another caller's request and DELETE in a session with 404, and the session's own caller still", async () => {
+    const session = await openSession();
+    const inSession = (headers: Record<string, string>, method = "POST") =>
+      fetch(mcpUrl, { method, headers: { ...JSON_HEADERS, "Mcp-Session-Id": session, "MCP-Protocol-Version": "2025-11-25", ...headers }, body: method === "POST" ? JSON.stringify({ jsonrpc: "2.0", id: 1, method: "ping" }) : undefined });
+    const run = spawnSync(process.execPath, ["cli/keys.ts", "create", "--label", "hostile-other", "--persist-to", inject("stateDir")], { encoding: "utf8", timeout: 120_000 });
+    const otherKey = run.stdout.trim().split("\n").pop() ?? "";
+    expect(otherKey, `${run.stdout}${run.stderr}`).toMatch(/^alm_/);
+    // The session was opened anonymously: the holder of a valid key is another caller.
+    expect((await inSession({ Authorization: `Bearer ${otherKey}` })).status).toBe(404);
+    expect((await inSession({ Authorization: `Bearer ${otherKey}` }, "DELETE")).status).toBe(404);
+    expect((await inSession({})).status).toBe(200);
+    expect((await inSession({}, "DELETE")).status).toBe(204);
+    expect((await inSession({})).status).toBe(404);
   });
 });

@@ -83,9 +83,10 @@ describe("ingesting a folder, then npm start", () => {
   });
 
   // npm start prunes the default corpus's base URI to match corpus/docs; a user's pages there would vanish.
-  it("refuses the default corpus's base URI, which npm start owns", () => {
+  // Regression (issue 24): http:// went through, and its pages were the same documents as https://'s.
+  it.each(["https://almanac.dev/docs/mine", "http://almanac.dev/docs", "HTTP://ALMANAC.DEV/docs/mine"])("refuses the default corpus's base URI, which npm start owns, under any scheme (%s)", (baseUri) => {
     const dir = folder({ "mine.md": "---\ntitle: Mine\n---\ntext" });
-    const run = ingest(["docs", dir, "--base-uri", "https://almanac.dev/docs/mine", "--persist-to", stateDir]);
+    const run = ingest(["docs", dir, "--base-uri", baseUri, "--persist-to", stateDir]);
     expect(run.status).toBe(1);
     expect(run.output).toContain("is reserved for Almanac's own documentation");
   });
@@ -119,7 +120,7 @@ describe("ingesting a folder, then npm start", () => {
         expect(content.length).toBeGreaterThan(10);
         expect(Math.max(...textLengths)).toBeLessThanOrEqual(24_000);
         // The page as ingestion stores it: the body after its front matter, with site markup stripped.
-        expect(content.join("\n")).toBe(cleanSiteMarkup(handbook().replace(/^---\n[\s\S]*?\n---\n/, "")).body);
+        expect(content.join("")).toBe(cleanSiteMarkup(handbook().replace(/^---\n[\s\S]*?\n---\n/, "")).body);
       }
       await server.stop();
     }

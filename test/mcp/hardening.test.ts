@@ -7,6 +7,7 @@ import { exports } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
 import { createApiKey } from "../../src/auth/key-store.ts";
 import { loadCorpus } from "../documents/corpus.ts";
+import { loadDefaultLibrary } from "../library/fixtures.ts";
 import { MCP_URL, answerQuery, messages, openSession, post, toolCall } from "../quota/mcp-http.ts";
 
 const MODERN_META = {
@@ -165,5 +166,98 @@ describe("row 15: no charge without an answer", () => {
     const valid = await call(2, { query: "How do I revoke an API key?" });
     expect(valid.status).toBe(200);
     expect((await one(valid)).result.isError).toBeFalsy();
+  });
+});
+
+// Issue 24: every echo bounded. What a caller sent is quoted at most ~200 characters, then cut with
+// a marker saying how long it was, on every door; the response stays small whatever was sent.
+describe("issue 24: echoes of what a caller sent are bounded on every door", () => {
+  const HUGE = 3_000_000;
+  const huge = "x".repeat(HUGE);
+  const marker = `…(${HUGE} characters)`;
+  /** Small, and quoting at most 200 of the characters sent. */
+  function expectBounded(text: string, marked: string = marker) {
+    expect(text.length).toBeLessThan(20_000);
+    expect(text).toContain(marked);
+    expect(text).not.toContain("x".repeat(201));
+  }
+  const eras = {
+    "2025 session": (id: number, name: string, args: unknown) => post(toolCall(id, name, args as Record<string, unknown>), session),
+    "2026-07-28": (id: number, name: string, args: unknown) => modernCall(id, name, args),
+  };
+
+  describe.each(Object.entries(eras))("over MCP (%s)", (_, call) => {
+    it("quotes a 3 MB query_library_get id", async () => {
+      const response = await call(30, "query_library_get", { id: huge });
+      expectBounded(await response.text());
+    });
+
+    it("quotes a 3 MB unknown argument name", async () => {
+      const response = await call(31, "search_documents", { query: "keys", [huge]: 1 });
+      expectBounded(await response.text());
+    });
+
+    it("quotes a 3 MB params key, in the errors and in unknown_params", async () => {
+      const [entry] = await loadDefaultLibrary();
+      const response = await call(32, "query_library_get", { id: entry?.id, params: { [huge]: "1" }, format: "json" });
+      const [message] = (await messages(response.clone())) as Json[];
+      expectBounded(await response.text());
+      expect(message?.result.structuredContent.unknown_params).toEqual([`${"x".repeat(200)}${marker}`]);
+    });
+
+    it("quotes a 10,000-character unknown tool name, in the message and in error.data.name", async () => {
+      const name = "t".repeat(10_000);
+      const body = await one(await call(33, name, {}));
+      expect(body.error.data.name).toBe(`${"t".repeat(200)}…(10000 characters)`);
+      expect(JSON.stringify(body).length).toBeLessThan(2_000);
+    });
+  });
+
+  it.each(["2025 session", "2026-07-28"])("quotes a 3 MB resource uri in error.data.uri (%s)", async (era) => {
+    const uri = `https://${huge}`;
+    const message = { jsonrpc: "2.0", id: 34, method: "resources/read", params: era === "2026-07-28" ? { uri, _meta: MODERN_META } : { uri } };
+    const headers = era === "2026-07-28" ? { "MCP-Protocol-Version": "2026-07-28", "Mcp-Method": "resources/read", "Mcp-Name": uri } : session;
+    const body = await one(await post(message, headers));
+    expect(JSON.stringify(body).length).toBeLessThan(2_000);
+    expect(body.error.message).toContain(`…(${uri.length} characters)`);
+  });
+
+  it("bounds the SDK's own error when the Mcp-Name header disagrees with a 10,000-character tool name", async () => {
+    const name = "n".repeat(10_000);
+    const response = await post(
+      { jsonrpc: "2.0", id: 35, method: "tools/call", params: { name, arguments: {}, _meta: MODERN_META } },
+      { "MCP-Protocol-Version": "2026-07-28", "Mcp-Method": "tools/call", "Mcp-Name": "search_documents" },
+    );
+    const text = await response.text();
+    expect(response.status).toBe(400);
+    expect(text.length).toBeLessThan(2_000);
+    expect(text).toContain("…(10000 characters)");
+    expect(text).not.toContain("n".repeat(201));
+  });
+
+  it.each([
+    ["/mcp", MCP_URL, { method: "POST", body: "{}" }],
+    ["REST", "https://almanac.test/v1/documents:searchDocumentChunks?query=keys", {}],
+    ["the landing page", "https://almanac.test/", {}],
+  ])("quotes a 60 KB Origin header (%s)", async (_, url, init) => {
+    const origin = `https://${"o".repeat(60_000)}.example`;
+    const response = await exports.default.fetch(new Request(url, { ...init, headers: { Origin: origin, "Content-Type": "application/json", Accept: "application/json, text/event-stream" } }));
+    expect(response.status).toBe(403);
+    const text = await response.text();
+    expect(text.length).toBeLessThan(20_000);
+    expect(text).not.toContain("o".repeat(201));
+  });
+
+  it("quotes a 3 MB id on the landing page's library panel", async () => {
+    const response = await exports.default.fetch(new Request(`https://almanac.test/try/library?id=${"x".repeat(1_000_000)}`));
+    const text = await response.text();
+    expect(text).not.toContain("x".repeat(201));
+  });
+
+  it("quotes a 3 MB unknown REST parameter name and batchGet name", async () => {
+    for (const path of [`/v1/documents:searchDocumentChunks?query=keys&${"p".repeat(100_000)}=1`, `/v1/documents:batchGet?names=documents/${"d".repeat(100_000)}`]) {
+      const text = await (await exports.default.fetch(new Request(`https://almanac.test${path}`))).text();
+      expect(text.length).toBeLessThan(2_000);
+    }
   });
 });

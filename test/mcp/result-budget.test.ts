@@ -3,7 +3,9 @@
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEFAULT_RESULT_BUDGET_CHARS } from "../../src/config.ts";
-import type { PreparedDocument } from "../../src/documents/ingest/prepare-pages.ts";
+import { env } from "cloudflare:test";
+import { prepareSite, siteFor, type PreparedDocument } from "../../src/documents/ingest/prepare-pages.ts";
+import { syncDocuments } from "../../src/documents/ingest/write-corpus.ts";
 import { corpusName, loadCorpus } from "../documents/corpus.ts";
 import { LONG_PAGE, loadLongPage } from "../documents/long-pages.ts";
 import { textWriter } from "../../src/tools/library-fields.ts";
@@ -52,7 +54,7 @@ describe("results within the budget", () => {
       calls += 1;
     }
     expect(calls).toBeGreaterThan(10);
-    expect(parts.join("\n")).toBe(long.content);
+    expect(parts.join("")).toBe(long.content);
   });
 
   it("shows a long page's outline with the names that fetch each section", async () => {
@@ -70,10 +72,30 @@ describe("results within the budget", () => {
     expect(long.content).toContain(documents[0]?.content);
   });
 
-  it("keeps twenty long pages in one call under the budget, naming what did not fit", async () => {
+  it("keeps twenty long pages in one call under the budget, each with its first text and a next that reads on", async () => {
     const { documents } = await getDocuments([corpusName("filters"), ...Array.from({ length: 19 }, () => LONG_PAGE)]);
     expect(documents[0]?.content.length).toBeGreaterThan(0);
-    expect(documents.slice(1).every((doc) => doc.content === "" && doc.next === LONG_PAGE)).toBe(true);
+    for (const doc of documents.slice(1)) {
+      expect(doc.content.length).toBeGreaterThan(0);
+      expect(long.content.startsWith(doc.content)).toBe(true);
+      expect(doc.next).toBe(`${LONG_PAGE}#@${doc.content.length}`);
+    }
+  });
+
+  // Regression (issue 24): a page of one 5.5 MB line came back whole from get_documents, an 11 MB result.
+  it("keeps a page of one very long line under the budget, in parts that give the page back", async () => {
+    const line = "word ".repeat(120_000);
+    const { documents: [page] } = await prepareSite([{ path: "line.md", text: `---\ntitle: Line\n---\n${line}` }], siteFor("https://line.example.com"));
+    await syncDocuments(env.DB, "https://line.example.com", [page as PreparedDocument], { prune: false });
+    const parts: string[] = [];
+    let next: string | undefined = page?.name;
+    while (next) {
+      const { documents } = await getDocuments([next]);
+      parts.push(documents[0]?.content ?? "");
+      next = documents[0]?.next;
+    }
+    expect(parts.length).toBeGreaterThan(line.length / DEFAULT_RESULT_BUDGET_CHARS);
+    expect(parts.join("")).toBe(page?.content);
   });
 
   it("keeps the largest search page under the budget", async () => {

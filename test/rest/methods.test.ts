@@ -5,6 +5,8 @@ import { env } from "cloudflare:test";
 import { describe, expect, it, beforeAll } from "vitest";
 import { createApiKey } from "../../src/auth/key-store.ts";
 import { NO_GROUNDED_ANSWER } from "../../src/documents/answer/answer-query.ts";
+import { prepareSite, siteFor } from "../../src/documents/ingest/prepare-pages.ts";
+import { syncDocuments } from "../../src/documents/ingest/write-corpus.ts";
 import { corpusName, loadCorpus } from "../documents/corpus.ts";
 import { connectClient, callTool } from "../mcp/connect.ts";
 import { answerQuery, rest, restJson } from "./rest.ts";
@@ -53,13 +55,17 @@ describe("GET /v1/documents:searchDocumentChunks", () => {
     }
   });
 
-  it("returns 5 results by default and for pageSize=0, and coerces a pageSize above 20 to 20 instead of refusing it", async () => {
+  // Regression (issue 24): pageSize stopped at 20 where Google's discovery document allows 100.
+  it("returns 5 results by default and for pageSize=0, up to 100 when asked, and coerces a pageSize above 100 to 100", async () => {
     expect((await search({ query: "api" })).body.results).toHaveLength(5);
     expect((await search({ query: "api", pageSize: "0" })).body.results).toHaveLength(5);
     const large = await search({ query: "the", pageSize: "100" });
     expect(large.status).toBe(200);
-    expect(large.body.results?.length).toBeLessThanOrEqual(20);
-    expect(large.body.results?.length).toBeGreaterThan(5);
+    expect(large.body.results?.length).toBeGreaterThan(20);
+    expect(large.body.results?.length).toBeLessThanOrEqual(100);
+    const above = await search({ query: "the", pageSize: "5000" });
+    expect(above.status).toBe(200);
+    expect(above.body.results?.map((hit) => hit.id)).toEqual(large.body.results?.map((hit) => hit.id));
   });
 
   it("pages with nextPageToken without repeating a chunk, and accepts the token under its proto name page_token", async () => {
@@ -154,10 +160,30 @@ describe("GET /v1/documents:batchGet", () => {
     `/v1/documents:batchGet?${names.map((name) => `names=${encodeURIComponent(name)}`).join("&")}${extra}`,
   );
 
-  it("returns the pages in the order named, a repeated name again", async () => {
-    const { body } = await batch([b, a, b]);
-    expect(body.documents.map((document) => document.name)).toEqual([b, a, b]);
+  it("returns the pages in the order named", async () => {
+    const { body } = await batch([b, a]);
+    expect(body.documents.map((document) => document.name)).toEqual([b, a]);
     expect(body.documents.every((document) => document.view === "DOCUMENT_VIEW_CONTENT" && document.content)).toBe(true);
+  });
+
+  // Regression (issue 24): the same name 20 times returned 110 MB of JSON for a 5.5 MB page.
+  it("refuses a repeated name, naming it", async () => {
+    const response = await batch([b, a, b, b]);
+    expect(response.status).toBe(400);
+    expect(response.body).toEqual(googleError(400, "INVALID_ARGUMENT", `names repeats "${b}"; name each document once`));
+  });
+
+  it("refuses pages too large together for one response, before reading them", async () => {
+    // Nine pages of 2 MB, the most D1 stores in one row: 18 MB together, past the 16 MB ceiling.
+    const pages = Array.from({ length: 9 }, (_, i) => ({ path: `big-${i}.md`, text: `---\ntitle: Big ${i}\n---\n${"x".repeat(2_000_000)}` }));
+    const { documents } = await prepareSite(pages, siteFor("https://big.example.com"));
+    await syncDocuments(env.DB, "https://big.example.com", documents, { prune: false });
+    const names = documents.map((doc) => doc.name);
+    const response = await batch(names);
+    expect(response.status).toBe(400);
+    expect(response.body).toEqual(googleError(400, "INVALID_ARGUMENT", "these 9 pages come to 17.2 MB, more than the 16.0 MB one REST response carries; ask for fewer names per call"));
+    expect((await batch(names.slice(0, 8), "&view=DOCUMENT_VIEW_BASIC")).status).toBe(200);
+    await syncDocuments(env.DB, "https://big.example.com", [], { prune: true });
   });
 
   it("applies the view to every page", async () => {

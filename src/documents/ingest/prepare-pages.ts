@@ -2,6 +2,7 @@ import { sha256Hex } from "../../hash.ts";
 import { chunkDocument, type Chunk } from "./chunk-page.ts";
 import { markdownLines, parseMarkdownPage } from "../../markdown/page.ts";
 import { cleanSiteMarkup, type MarkupCounts } from "../../markdown/site-markup.ts";
+import { removeInvisible } from "../../text/invisible.ts";
 import { PAGE_EXTENSION, documentNameForUri, normalizeBaseUri, pageUri } from "../names.ts";
 import { versionLabel, type SiteVersion } from "../versions.ts";
 
@@ -68,15 +69,19 @@ export function siteFor(baseUri: string, dataSource?: string, version?: SiteVers
 /**
  * Turns one Markdown file into a document; null when the page has no content
  * to index. Throws PageError saying why a malformed page cannot be ingested.
+ * Every reader's pages come through here: invisible characters go first,
+ * from the front matter (title, description) and the body alike.
  */
 export async function prepareDocument(relativePath: string, text: string, site: Site): Promise<PreparedDocument | null> {
+  const visible = removeInvisible(text);
   let page;
   try {
-    page = parseMarkdownPage(text);
+    page = parseMarkdownPage(visible.text);
   } catch (error) {
     throw new PageError(relativePath, `invalid front matter: ${error instanceof Error ? error.message : String(error)}`);
   }
   const { body: content, removed } = cleanSiteMarkup(page.body);
+  if (visible.removed > 0) removed["invisible characters"] = visible.removed;
   const title = frontMatterString(relativePath, page.frontMatter, "title") ?? firstHeading(content) ?? titleFromPath(relativePath);
   const description =
     frontMatterString(relativePath, page.frontMatter, "description") ?? frontMatterString(relativePath, page.frontMatter, "summary") ?? "";

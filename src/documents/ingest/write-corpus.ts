@@ -10,6 +10,8 @@ import { commonTermsMissing, refreshCommonTerms } from "../search/common-terms.t
 import type { PreparedDocument, Site } from "./prepare-pages.ts";
 import type { SyncReport } from "../../sync-report.ts";
 import { findVersion, forgetVersionStatements, recordVersionStatements, refuseVersionConflicts, type VersionInfo } from "../versions.ts";
+import type { SemanticSearch } from "../../embeddings/semantic-search.ts";
+import { embedChunks, type EmbeddingReport } from "./embed-chunks.ts";
 
 /** How far the writing has got, after each batch. */
 export interface WriteProgress {
@@ -42,8 +44,8 @@ export async function syncDocuments(
   db: D1Database,
   target: string | Site,
   documents: readonly PreparedDocument[],
-  options: { prune: boolean; now?: Date; onProgress?: (progress: WriteProgress) => void },
-): Promise<SyncReport> {
+  options: SyncOptions,
+): Promise<SyncReport & { embedding?: EmbeddingReport }> {
   const site = typeof target === "string" ? undefined : target;
   const baseUri = typeof target === "string" ? target : target.baseUri;
   const label = site?.version?.label ?? "";
@@ -55,6 +57,18 @@ export async function syncDocuments(
   const report = await syncPages(db, baseUri, documents, { ...options, now });
   if (site?.version) await withRetries(() => db.batch(recordVersionStatements(db, baseUri, site.dataSource, site.version as NonNullable<Site["version"]>, now)));
   return report;
+}
+
+/** How syncDocuments writes. */
+export interface SyncOptions {
+  prune: boolean;
+  now?: Date;
+  onProgress?: (progress: WriteProgress) => void;
+  /** Pages the source still has but did not send again (a crawl's 304s): reported unchanged, never pruned. */
+  keep?: readonly string[];
+  /** Hybrid retrieval on: the written chunks are embedded too (embed-chunks.ts), and the report says how many. */
+  embeddings?: SemanticSearch;
+  onEmbedProgress?: (embedded: number, total: number) => void;
 }
 
 /**
@@ -75,8 +89,8 @@ async function syncPages(
   db: D1Database,
   baseUri: string,
   documents: readonly PreparedDocument[],
-  options: { prune: boolean; now: string; onProgress?: (progress: WriteProgress) => void; version?: string },
-): Promise<SyncReport> {
+  options: Omit<SyncOptions, "now"> & { now: string; version?: string },
+): Promise<SyncReport & { embedding?: EmbeddingReport }> {
   const updateTime = options.now;
   const { results: existing } = await withRetries(() =>
     (options.version === undefined
@@ -98,8 +112,10 @@ async function syncPages(
     (previous === undefined ? report.added : report.updated).push(doc.name);
     groups.push({ ...writeDocument(db, baseUri, doc, updateTime), pages: 1 });
   }
+  const sent = new Set(documents.map((doc) => doc.name));
+  for (const name of options.keep ?? []) if (hashes.has(name) && !sent.has(name)) report.unchanged.push(name);
   if (options.prune) {
-    const kept = new Set(documents.map((doc) => doc.name));
+    const kept = new Set([...sent, ...(options.keep ?? [])]);
     for (const name of hashes.keys()) {
       if (kept.has(name)) continue;
       report.removed.push(name);
@@ -113,7 +129,8 @@ async function syncPages(
   await writeBatches(db, groups, options.onProgress);
   // Search counts common words from a copy (common-terms.ts): renewed whenever the index changed, and on a first run after migration 0005.
   if (groups.length > 0 || (await withRetries(() => commonTermsMissing(db)))) await withRetries(() => refreshCommonTerms(db));
-  return report;
+  if (!options.embeddings) return report;
+  return { ...report, embedding: await embedChunks(db, options.embeddings, baseUri, documents, options.onEmbedProgress) };
 }
 
 /** Runs the groups' statements in planned batches, reporting progress after each. */

@@ -1,4 +1,5 @@
 import { AlmanacError } from "../../errors.ts";
+import { quoted } from "../../text/quote.ts";
 import { documentNameProblem } from "../names.ts";
 import type { StoredDocument } from "../document.ts";
 import { findDocuments } from "./stored-documents.ts";
@@ -33,7 +34,7 @@ export async function requireDocuments(db: D1Reader, names: readonly string[], a
   if (missing.length > 0) {
     throw new AlmanacError(
       "NOT_FOUND",
-      `no document named ${missing.map((name) => `"${name}"`).join(", ")}; use search_documents to find valid names (the parent field of each result)`,
+      `no document named ${missing.map((name) => `"${quoted(name)}"`).join(", ")}; use search_documents to find valid names (the parent field of each result)`,
     );
   }
   return found;

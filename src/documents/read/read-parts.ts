@@ -1,21 +1,25 @@
 /**
  * Reading pages within a result budget: a page, or one section of it
  * (`name#anchor`), in parts that fit, cut at section boundaries, each part
- * naming the next (`name#~2`, `name#anchor~2`). Joining a page's parts with
- * "\n" gives back the page exactly.
+ * naming the next (`name#~2`, `name#anchor~2`). A page's parts, concatenated,
+ * give back the page exactly: a part cut between lines ends with its line
+ * break, and a line longer than a part is cut inside (see ./split-text.ts).
  */
 import { AlmanacError } from "../../errors.ts";
 import { requireDocuments } from "./get-documents.ts";
 import { LEAD_ANCHOR, outlineOf, type OutlineHeading, type PageOutline } from "../outline.ts";
 import type { StoredDocument } from "../document.ts";
 import type { D1Reader } from "../../d1/sessions.ts";
+import { cutPoint, splitText, type LineStart } from "./split-text.ts";
 
-/** What a name asks for: a document, optionally one section, and which part. */
+/** What a name asks for: a document, optionally one section, and which part (or where to continue). */
 export interface PartName {
   document: string;
   anchor?: string;
   /** 1-based. */
   part: number;
+  /** `name#@12345`: the part that starts at this character of the page or section (a continuation of a part cut short). */
+  at?: number;
 }
 
 /** One entry of a budgeted read. */
@@ -34,7 +38,7 @@ export interface DocumentPart extends Pick<StoredDocument, "uri" | "title" | "de
 }
 
 /**
- * Splits `documents/x#anchor~3` into its parts.
+ * Splits `documents/x#anchor~3` (or `documents/x#anchor@5120`) into its parts.
  *
  * @example parsePartName("documents/go.dev/ref/mod#go-mod-files~2") // { document: "documents/go.dev/ref/mod", anchor: "go-mod-files", part: 2 }
  */
@@ -42,16 +46,22 @@ export function parsePartName(name: string): PartName {
   const hash = name.indexOf("#");
   if (hash < 0) return { document: name, part: 1 };
   const fragment = name.slice(hash + 1);
-  const match = /^(.*?)(?:~(\d{1,4}))?$/.exec(fragment);
+  const match = /^(.*?)(?:~(\d{1,4})|@(\d{1,9}))?$/.exec(fragment);
   const anchor = match?.[1] ?? "";
   const part = Number(match?.[2] ?? "1");
-  return { document: name.slice(0, hash), ...(anchor ? { anchor } : {}), part: Math.max(1, part) };
+  const at = match?.[3] === undefined ? {} : { at: Number(match[3]) };
+  return { document: name.slice(0, hash), ...(anchor ? { anchor } : {}), part: Math.max(1, part), ...at };
 }
 
 /** The name of part `part` of what `name` asked for. */
 function partName(name: PartName, part: number): string {
   const fragment = `${name.anchor ?? ""}${part > 1 ? `~${part}` : ""}`;
   return fragment ? `${name.document}#${fragment}` : name.document;
+}
+
+/** The name that continues what `name` asked for at character `at` of its page or section. */
+function continuationName(name: PartName, at: number): string {
+  return `${name.document}#${name.anchor ?? ""}@${at}`;
 }
 
 /** How much text a read may return. */
@@ -62,11 +72,17 @@ export interface ReadBudget {
   totalChars: number;
 }
 
+/** Below this, a share of a call's budget is too small to read: the entry names itself instead. */
+const MIN_SHARE_CHARS = 400;
+
 /**
  * The pages or sections named, in the order asked. A page or section longer
- * than `partChars` comes in parts; once `totalChars` is spent, the remaining
- * entries come back empty with `next` naming what to ask for. All or nothing:
- * an unknown document or section fails the call, naming every one.
+ * than `partChars` comes in parts (cut inside a line when a line is longer
+ * than a part). When the entries of a call do not all fit `totalChars`,
+ * they share it evenly: one longer than its share is cut short, with `next`
+ * continuing right where it stops (`name#@offset`); an entry whose share
+ * would be too small to read comes back empty with `next` naming itself.
+ * All or nothing: an unknown document or section fails the call, naming every one.
  */
 export async function readDocuments(db: D1Reader, names: readonly string[], { partChars, totalChars }: ReadBudget): Promise<DocumentPart[]> {
   const asked = names.map(parsePartName);
@@ -87,38 +103,87 @@ export async function readDocuments(db: D1Reader, names: readonly string[], { pa
       problems.push(`"${name.document}" has no section "${name.anchor}"; the closest are ${closestSections(outline, name.anchor ?? "").map((anchor) => `"${name.document}#${anchor}"`).join(", ")}`);
       return null;
     }
-    const parts = splitRange(outline, range, partChars);
-    if (name.part > parts.length) {
-      problems.push(`"${partName(name, name.part)}" does not exist: ${partName(name, 1)} has ${parts.length} part${parts.length === 1 ? "" : "s"}`);
+    const { text, starts } = rangeText(outline, range);
+    const cuts = splitText(text, starts, 0, partChars);
+    const parts = cuts.length - 1;
+    const at = name.at;
+    if (at !== undefined) {
+      if (at >= text.length && !(at === 0 && text.length === 0)) {
+        problems.push(`"${continuationName(name, at)}" does not exist: ${partName(name, 1)} has ${text.length} characters`);
+        return null;
+      }
+      const end = cutPoint(text, starts, at, partChars);
+      // Reported as the standard part it starts in; the parts after it follow from its own end.
+      const part = cuts.filter((cut) => cut <= at).length;
+      return { name, doc, outline, range, text, starts, start: at, end, part, parts: Math.max(parts, part) };
+    }
+    if (name.part > parts) {
+      problems.push(`"${partName(name, name.part)}" does not exist: ${partName(name, 1)} has ${parts} part${parts === 1 ? "" : "s"}`);
       return null;
     }
-    return { name, doc, outline, range, parts };
+    const start = cuts[name.part - 1] as number;
+    const end = cuts[name.part] as number;
+    return { name, doc, outline, range, text, starts, start, end, part: name.part, parts };
   });
   if (problems.length > 0) throw new AlmanacError("NOT_FOUND", `${problems.join("; ")}; pass a section name from the page's outline, or the document name alone`);
 
-  let remaining = totalChars;
-  return plans.map((plan, index) => {
-    const { name, doc, outline, range, parts } = plan as NonNullable<typeof plan>;
-    const [start, end] = parts[name.part - 1] as [number, number];
-    const content = outline.lines.slice(start, end).map((line) => line.text).join("\n");
-    // A single line longer than a part is never cut; alone at the head of a call it is served whole.
-    const fits = content.length <= remaining || (index === 0 && end - start === 1);
-    // An entry that does not fit leaves the allowance to the entries after it, which may be smaller.
-    if (fits) remaining -= content.length;
+  const ready = plans as NonNullable<(typeof plans)[number]>[];
+  const shares = shareOut(
+    ready.map((plan) => plan.end - plan.start),
+    totalChars,
+  );
+  return ready.map((plan, index) => {
+    const { name, doc, outline, range, text, starts, start, end, part, parts } = plan;
+    const share = shares[index] ?? 0;
+    // Cut short to its share at the best place, so the continuation reads on from there.
+    const stop = share >= end - start ? end : share > 0 ? cutPoint(text, starts, start, share) : start;
     const entry: DocumentPart = {
-      name: partName(name, name.part),
+      name: name.at === undefined ? partName(name, part) : continuationName(name, name.at),
       uri: doc.uri,
       title: doc.title,
       description: doc.description,
-      content: fits ? content : "",
-      part: name.part,
-      parts: parts.length,
+      content: text.slice(start, stop),
+      part,
+      parts,
       outline: outline.headings,
     };
     if (range.heading) entry.section = { anchor: range.heading.anchor, headingPath: range.heading.path };
-    if (!fits) return { ...entry, truncated: true, next: partName(name, name.part) };
-    if (name.part < parts.length) return { ...entry, truncated: true, next: partName(name, name.part + 1) };
+    if (stop === start && start < text.length) return { ...entry, truncated: true, next: entry.name };
+    if (stop < end) return { ...entry, truncated: true, next: continuationName(name, stop) };
+    if (stop < text.length) return { ...entry, truncated: true, next: name.at === undefined ? partName(name, part + 1) : continuationName(name, stop) };
     return entry;
+  });
+}
+
+/**
+ * How many characters each entry may take when they share `total`: all of
+ * each when they fit; else an even share (what shorter entries leave goes
+ * to the longer ones), in order while the allowance lasts, and none to an
+ * entry whose share would be below MIN_SHARE_CHARS.
+ *
+ * @example shareOut([10_000, 10_000, 10_000], 20_000) // [6_666, 6_666, 6_666]
+ */
+function shareOut(lengths: readonly number[], total: number): number[] {
+  if (lengths.reduce((sum, length) => sum + length, 0) <= total) return [...lengths];
+  // The even cap: raise it past every entry shorter than what is left per remaining entry.
+  const sorted = [...lengths].sort((a, b) => a - b);
+  let left = total;
+  let cap = 0;
+  for (const [index, length] of sorted.entries()) {
+    const even = Math.floor(left / (sorted.length - index));
+    if (length > even) {
+      cap = even;
+      break;
+    }
+    left -= length;
+  }
+  cap = Math.max(cap, MIN_SHARE_CHARS);
+  let remaining = total;
+  return lengths.map((length) => {
+    const share = Math.min(length, cap, remaining);
+    if (share < Math.min(length, MIN_SHARE_CHARS)) return 0;
+    remaining -= share;
+    return share;
   });
 }
 
@@ -147,38 +212,24 @@ function rangeOf(outline: PageOutline, anchor: string | undefined): LineRange | 
   return { start: heading.line, end: after?.line ?? lines.length, heading };
 }
 
-/**
- * Cuts a range into parts of at most `budget` characters: at the last
- * heading that fits, else the last paragraph break, else the last line,
- * preferring a cut that fills at least half the budget. A line is never
- * cut; a single line longer than the budget is a part of its own.
- */
-function splitRange(outline: PageOutline, range: LineRange, budget: number): [number, number][] {
+/** A range's text (its lines joined by line breaks) and where each of its lines starts, with what starts there. */
+function rangeText(outline: PageOutline, range: LineRange): { text: string; starts: LineStart[] } {
   const { lines } = outline;
-  // offsets[i]: characters before line i within the range, each line followed by its "\n".
-  const offsets = [0];
-  for (let i = range.start; i < range.end; i += 1) offsets.push((offsets[offsets.length - 1] ?? 0) + (lines[i]?.text.length ?? 0) + 1);
-  const length = (from: number, to: number) => (offsets[to - range.start] ?? 0) - (offsets[from - range.start] ?? 0) - 1;
-  const isHeading = (i: number) => lines[i]?.heading !== undefined;
-  const isParagraph = (i: number) => !lines[i - 1]?.inFence && lines[i - 1]?.text.trim() === "";
-  const parts: [number, number][] = [];
-  let start = range.start;
-  while (start < range.end) {
-    if (length(start, range.end) <= budget) {
-      parts.push([start, range.end]);
-      break;
+  const starts: LineStart[] = [];
+  let offset = 0;
+  for (let i = range.start; i < range.end; i += 1) {
+    if (i > range.start) {
+      const previous = lines[i - 1];
+      const kind = lines[i]?.heading !== undefined ? "heading" : !previous?.inFence && previous?.text.trim() === "" ? "paragraph" : "line";
+      starts.push({ offset, kind });
     }
-    let furthest = start + 1;
-    while (furthest + 1 <= range.end && length(start, furthest + 1) <= budget) furthest += 1;
-    const lastCut = (accept: (i: number) => boolean) => {
-      for (let i = furthest; i > start; i -= 1) if (accept(i) && length(start, i) >= budget / 2) return i;
-      return null;
-    };
-    const cut = lastCut(isHeading) ?? lastCut(isParagraph) ?? furthest;
-    parts.push([start, cut]);
-    start = cut;
+    offset += (lines[i]?.text.length ?? 0) + 1;
   }
-  return parts.length > 0 ? parts : [[range.start, range.end]];
+  const text = lines
+    .slice(range.start, range.end)
+    .map((line) => line.text)
+    .join("\n");
+  return { text, starts };
 }
 
 /** The page's section anchors most like `anchor`, at most three: shared words first, then spelling. */

@@ -24,7 +24,7 @@ const MAX_BOUND_PARAMETERS = D1_LIMITS.boundParameters;
 /**
  * How many best-BM25 chunks are re-ranked. The re-ranking reads their text,
  * so its cost is bounded by this, not by the corpus size; it is also as deep
- * as paging goes (search.ts MAX_OFFSET).
+ * as paging goes (search-documents.ts MAX_OFFSET).
  */
 export const RANKED_CANDIDATES = 200;
 

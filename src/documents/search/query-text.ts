@@ -72,7 +72,7 @@ export function ftsQueryFor(text: string): string | null {
 /**
  * The alternatives of a query's MATCH expression, each quoted, with the
  * index terms (Porter stems) it reads: one for a word, one per part for an
- * identifier or a camelCase phrase. match.ts chooses among them.
+ * identifier or a camelCase phrase. choose-match.ts chooses among them.
  *
  * @example matchTerms("jsonDecode get_documents") // [{ text: '"jsondecode"', stems: ["jsondecod"] }, { text: '"get_documents"', stems: ["get", "document"] }, { text: '"json decode"', stems: ["json", "decod"] }]
  */

@@ -1,17 +1,23 @@
 import { DEFAULT_CORPUS } from "../default-corpus.ts";
 import type { CompiledFilter } from "./filter.ts";
 import { camelCaseParts, matchTerms, queryIdentifiers, queryTerms, queryWords, stem } from "./query-text.ts";
-import { namedSites, rankCandidates, weighTerms, type RankedCandidate, type WeightedTerm } from "./rank.ts";
+import { namedSites, rankWithSites, weighTerms, type RankedCandidate, type WeightedTerm } from "./rank.ts";
 import type { ChunkHit } from "../document.ts";
 import { fetchCandidates, type CandidateQuery } from "./candidates.ts";
 import type { RankingWeights } from "./ranking-weights.ts";
 import { d1Statements } from "../../d1/statements.ts";
 import type { D1Reader } from "../../d1/sessions.ts";
+import type { SemanticSearch } from "../../embeddings/semantic-search.ts";
+import { embedQuery, fuseWithVectors } from "./hybrid.ts";
 
 /** The chunks that best answer a query, best first, and the query's words as they were weighed. */
 export interface Retrieval {
   ranked: RankedCandidate[];
   terms: WeightedTerm[];
+  /** The data sources the query names ("dart", "go"). */
+  namedSites: ReadonlySet<string>;
+  /** The data source the query's words plainly belong to when it names none (rank.ts siteAffinity). */
+  affineSite: string | null;
 }
 
 /** What a query asks of the index, worked out from its text alone. */
@@ -38,21 +44,28 @@ export function planRetrieval(query: string, filter: { source?: string; compiled
 
 /**
  * Finds and ranks the chunks for free user text: BM25 candidates from the
- * FTS5 index, re-ranked (rank.ts) with `ranking`. Search and answers both start here, so an
- * answer is always drawn from what search ranks first.
+ * FTS5 index, re-ranked (rank.ts) with `ranking`, and with `semantic` (hybrid
+ * retrieval on) fused with the query's vector neighbours (hybrid.ts). Search and
+ * answers both start here, so an answer is always drawn from what search ranks first.
  */
 export async function retrieveChunks(
   db: D1Reader,
   query: string,
   filter: { source?: string; compiled: CompiledFilter | null },
   ranking: RankingWeights,
+  semantic?: SemanticSearch,
 ): Promise<Retrieval> {
   const plan = planRetrieval(query, filter);
-  if (!plan) return { ranked: [], terms: [] };
+  if (!plan) return { ranked: [], terms: [], namedSites: new Set(), affineSite: null };
+  // The query is embedded while the lexical candidates are fetched.
+  const embedding = semantic ? embedQuery(semantic, query) : undefined;
   const { candidates, statistics } = await fetchCandidates(d1Statements(db), plan, ranking);
   const terms = weighTerms(plan.words, plan.identifiers, statistics);
   const sites = namedSites(plan.words, [...new Set(candidates.map((candidate) => candidate.document.dataSource))]);
-  return { ranked: rankCandidates(candidates, terms, sites, ranking), terms };
+  const { ranked, affineSite } = rankWithSites(candidates, terms, sites, ranking);
+  if (!semantic || !embedding) return { ranked, terms, namedSites: sites, affineSite };
+  const fused = await fuseWithVectors(db, semantic, embedding, plan, { ranked, terms, sites, ranking });
+  return { ranked: fused, terms, namedSites: sites, affineSite };
 }
 
 /**

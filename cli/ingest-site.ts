@@ -1,0 +1,124 @@
+// npm run ingest -- site <URL> [--base-uri <public URL>] [--include <glob>]… [--exclude <glob>]… [--max-pages <n>] …
+import { readFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { parseArgs } from "node:util";
+import { DEFAULT_CRAWL_LIMITS, formatBytes, type CrawlLimits } from "../src/documents/ingest/readers/site/crawl.ts";
+import { ingestSite, type SiteIngestResult } from "../src/documents/ingest/readers/site/ingest.ts";
+import { siteFor } from "../src/documents/ingest/prepare-pages.ts";
+import { VERSION_OPTIONS, versionOption } from "./version-option.ts";
+import { scopeOf } from "../src/documents/ingest/readers/site/scope.ts";
+import { describeWriteProgress, refuseDefaultCorpusBase } from "./ingest-docs.ts";
+import { withEnv } from "./env.ts";
+import { DEFAULT_STATE_DIR } from "./local-env.ts";
+import { progressPrinter } from "./progress.ts";
+import { describeSync } from "./report.ts";
+
+export const SITE_USAGE = `usage:
+  npm run ingest -- site <URL> [--base-uri <https://public/prefix>] [--data-source <host>]
+      [--include <glob>]… [--exclude <glob>]… [--max-pages <n>] [--content-selector <css>]
+      [--timeout <seconds>] [--prune] [--remote] [--persist-to <dir>]
+
+site: crawls the documentation site under <URL> (its origin and folder): the pages its
+robots.txt sitemaps list, else <URL>/sitemap.xml, else the pages its links reach. Each page's
+article (main, [role=main], article, or --content-selector) is ingested as Markdown, named
+documents/ + its URL. --base-uri maps the crawled folder onto the public one (crawl a mirror,
+name the public site). robots.txt is honoured; a second run asks conditionally and an unchanged
+page costs a 304. Globs match URL paths: * within a segment, ** across, e.g. --exclude '**/genindex*'.
+Caps: --max-pages ${DEFAULT_CRAWL_LIMITS.maxPages}, ${formatBytes(DEFAULT_CRAWL_LIMITS.maxPageBytes)} a page, ${formatBytes(DEFAULT_CRAWL_LIMITS.maxRunBytes)} a run, ${DEFAULT_CRAWL_LIMITS.timeoutMs / 1000} s a request, ${DEFAULT_CRAWL_LIMITS.concurrency} requests at a time, Crawl-delay up to ${DEFAULT_CRAWL_LIMITS.maxCrawlDelaySeconds} s.`;
+
+/** `Almanac/<version>`: the token robots.txt groups name, and the version that crawled. */
+export function userAgent(): string {
+  const { version } = JSON.parse(readFileSync(fileURLToPath(new URL("../package.json", import.meta.url).href), "utf8")) as { version: string };
+  return `Almanac/${version} (documentation crawler)`;
+}
+
+/** Runs `npm run ingest -- site …` with the arguments after "site". */
+export async function ingestSiteCommand(argv: string[]): Promise<void> {
+  const { positionals, values } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: {
+      "base-uri": { type: "string" },
+      "data-source": { type: "string" },
+      ...VERSION_OPTIONS,
+      include: { type: "string", multiple: true, default: [] },
+      exclude: { type: "string", multiple: true, default: [] },
+      "max-pages": { type: "string" },
+      "content-selector": { type: "string" },
+      timeout: { type: "string" },
+      remote: { type: "boolean", default: false },
+      prune: { type: "boolean", default: false },
+      "persist-to": { type: "string", default: DEFAULT_STATE_DIR },
+      help: { type: "boolean", short: "h", default: false },
+    },
+  });
+  if (values.help) return console.log(SITE_USAGE);
+  const [start, ...extra] = positionals;
+  if (!start || extra.length > 0) throw new Error("give exactly one URL to crawl, e.g. npm run ingest -- site https://docs.example.com/");
+  const scope = scopeOf(start);
+  const version = versionOption(values);
+  refuseDefaultCorpusBase(siteFor(values["base-uri"] ?? `${scope.origin}${scope.prefix}`, values["data-source"]));
+  const limits: Partial<CrawlLimits> = {};
+  if (values["max-pages"] !== undefined) limits.maxPages = positiveNumber("--max-pages", values["max-pages"]);
+  if (values.timeout !== undefined) limits.timeoutMs = positiveNumber("--timeout", values.timeout) * 1000;
+
+  const progress = progressPrinter("ingest");
+  const started = performance.now();
+  let writeStarted = 0;
+  const result = await withEnv({ remote: values.remote, persistTo: values["persist-to"] }, (env) =>
+    ingestSite(env.DB, {
+      start,
+      baseUri: values["base-uri"],
+      dataSource: values["data-source"],
+      ...(version ? { version } : {}),
+      prune: values.prune,
+      fetch: globalThis.fetch,
+      userAgent: userAgent(),
+      include: values.include,
+      exclude: values.exclude,
+      contentSelector: values["content-selector"],
+      limits,
+      onProgress: progress.update,
+      onWriteProgress: (written) => {
+        writeStarted ||= performance.now();
+        progress.update(describeWriteProgress(written, performance.now() - writeStarted));
+      },
+    }),
+  ).finally(progress.done);
+  for (const line of describeSitePages(result)) console.log(line);
+  console.log(describeSiteIngest(result, performance.now() - started));
+}
+
+function positiveNumber(flag: string, value: string): number {
+  const number = Number(value);
+  if (!Number.isFinite(number) || number <= 0) throw new Error(`${flag} must be a positive number, not "${value}"`);
+  return number;
+}
+
+/** Per URL, why it was skipped, and what the reader noticed: the lines before the summary. */
+export function describeSitePages(result: SiteIngestResult): string[] {
+  // An endless site leaves endless URLs unread: the first few are named, the rest counted.
+  const unread = result.skipped.filter((skip) => skip.reason.startsWith("not read:"));
+  const named = [...result.skipped.filter((skip) => !skip.reason.startsWith("not read:")), ...unread.slice(0, UNREAD_NAMED)];
+  const lines = named.map((skip) => `  ${skip.url}: skipped, ${skip.reason}`);
+  if (unread.length > UNREAD_NAMED) lines.push(`  … and ${unread.length - UNREAD_NAMED} more URLs not read: the crawl stopped at ${result.stoppedBy}`);
+  return [...lines, ...result.notes.map((note) => `  ${note.url}: ${note.note}`)];
+}
+
+/** URLs left unread by a cap that the report names one by one. */
+const UNREAD_NAMED = 10;
+
+/**
+ * The summary line of a site ingestion.
+ *
+ * @example describeSiteIngest(result, 61_000) // "https://docs.python.org/3: 530 added, … ; read 530 pages (0 unchanged, 304) from links in 545 requests, 41.2 MB, 61 s; 15 skipped"
+ */
+export function describeSiteIngest(result: SiteIngestResult, elapsedMs: number): string {
+  const parts = [
+    `${describeSync(result)}; read ${result.fetched + result.notModified} pages (${result.notModified} unchanged, 304) from ${result.source === "sitemap" ? "the sitemap" : "links"} in ${result.requests} requests, ${formatBytes(result.bytes)}, ${Math.round(elapsedMs / 1000)} s`,
+  ];
+  if (result.skipped.length > 0) parts.push(`${result.skipped.length} skipped`);
+  if (result.stoppedBy) parts.push(`stopped at ${result.stoppedBy}: the site has more pages than were read`);
+  if (result.pruneRefused) parts.push(`not pruned: ${result.pruneRefused}`);
+  return `${result.site.baseUri}: ${parts.join("; ")}`;
+}

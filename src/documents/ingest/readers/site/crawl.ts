@@ -1,0 +1,551 @@
+/**
+ * Crawls one documentation site politely and within caps: pages from its
+ * sitemaps (robots.txt `Sitemap:` lines, else `sitemap.xml`), else from the
+ * links of its pages; robots.txt honoured; a few requests at a time; every
+ * request timed out, every body size-capped; redirects only within the
+ * origin; conditional requests for pages read before. Only `fetch`, Web
+ * Streams and `DecompressionStream`: it runs in a Worker as in the CLI, and
+ * tests hand it their own `fetch`.
+ */
+import { htmlToPage, type HtmlPage } from "./html.ts";
+import { ALLOW_ALL, parseRobots, type Robots } from "./robots.ts";
+import { globMatcher, inScope, pageKey, scopeOf, type CrawlScope } from "./scope.ts";
+import { parseSitemap } from "./sitemap.ts";
+
+/** The caps of one crawl; each binds with a line in the report. */
+export interface CrawlLimits {
+  /** Page requests per run (`--max-pages`). */
+  maxPages: number;
+  /** Bytes of one page's body; a larger page is skipped. */
+  maxPageBytes: number;
+  /** Bytes read in the whole run (pages, sitemaps, robots.txt); the crawl stops there. */
+  maxRunBytes: number;
+  /** One request, headers and body, in milliseconds (`--timeout`). */
+  timeoutMs: number;
+  /** Requests at once (one when the site asks for a Crawl-delay). */
+  concurrency: number;
+  /** The longest Crawl-delay honoured, in seconds; a longer one is cut to this. */
+  maxCrawlDelaySeconds: number;
+  /** Redirects followed per page. */
+  maxRedirects: number;
+  /** Sitemap files read (an index and the sitemaps it lists). */
+  maxSitemaps: number;
+}
+
+const MB = 1024 * 1024;
+
+/** Defaults that protect the person running the crawl and the site crawled. */
+export const DEFAULT_CRAWL_LIMITS: CrawlLimits = {
+  maxPages: 2000,
+  maxPageBytes: 5 * MB,
+  maxRunBytes: 500 * MB,
+  timeoutMs: 30_000,
+  concurrency: 4,
+  maxCrawlDelaySeconds: 10,
+  maxRedirects: 5,
+  maxSitemaps: 50,
+};
+
+/** What a previous run kept of a page, to ask for it conditionally. */
+export interface PageValidator {
+  etag?: string;
+  lastModified?: string;
+  /** The in-scope pages it links to: a 304 has no body to find them in. */
+  links: string[];
+}
+
+/** One page the crawl read. */
+export type CrawledPage =
+  | { url: string; status: "fetched"; page: HtmlPage; etag?: string; lastModified?: string; links: string[] }
+  | { url: string; status: "unchanged"; links: string[]; etag?: string; lastModified?: string };
+
+/** A URL the crawl did not ingest, with the reason a person can act on. */
+export interface SkippedUrl {
+  url: string;
+  reason: string;
+  /** True when the site says the page is gone (404, 410): only then may --prune remove it. */
+  gone?: boolean;
+}
+
+/** Everything one crawl found. */
+export interface CrawlResult {
+  /** Where the page list came from. */
+  source: "sitemap" | "links";
+  pages: CrawledPage[];
+  skipped: SkippedUrl[];
+  /** The cap that ended the crawl early, said in the summary; absent when the whole site was read. */
+  stoppedBy?: string;
+  requests: number;
+  bytes: number;
+}
+
+/** How to crawl. */
+export interface CrawlOptions {
+  start: string;
+  /** The fetch to use: the platform's, or a test's. */
+  fetch: typeof fetch;
+  /** Sent on every request, e.g. "Almanac/0.1.0 (+https://…)"; its first word is matched against robots.txt groups. */
+  userAgent: string;
+  include?: readonly string[];
+  exclude?: readonly string[];
+  contentSelector?: string;
+  /** Maps crawled URLs onto public ones for the links inside pages (`--base-uri`). */
+  publicUrl?: (url: string) => string;
+  limits?: Partial<CrawlLimits>;
+  /** By page URL (no query or fragment): what the last run kept. */
+  validators?: ReadonlyMap<string, PageValidator>;
+  onProgress?: (line: string) => void;
+}
+
+/** Paths that are files, not pages: not fetched, reported. */
+const NOT_A_PAGE = /\.(?:png|jpe?g|gif|svg|webp|ico|css|js|mjs|map|json|xml|txt|rst|md|pdf|zip|gz|tgz|bz2|xz|tar|epub|woff2?|ttf|eot|mp3|mp4|webm|wasm|inv|py|c|h)$/i;
+
+const HTML_TYPES = /^(?:text\/html|application\/xhtml\+xml)\b/i;
+
+/** Progress lines every this many pages. */
+const PROGRESS_EVERY = 25;
+
+/** Thrown inside the crawl when the run's byte cap is reached. */
+class RunCapReached extends Error {}
+
+/** A body over its size cap; the message says which cap. */
+class SizeCapExceeded extends Error {}
+
+/**
+ * Crawls the site under `options.start`. Never throws for a page: each one
+ * that cannot be read is in `skipped` with its reason. Throws a plain Error
+ * only when the start URL is not http(s).
+ */
+export async function crawlSite(options: CrawlOptions): Promise<CrawlResult> {
+  const limits = { ...DEFAULT_CRAWL_LIMITS, ...options.limits };
+  const scope = scopeOf(options.start);
+  const agentToken = options.userAgent.split(/[\s/]/)[0] ?? options.userAgent;
+  const includes = (options.include ?? []).map((glob) => ({ glob, matches: globMatcher(glob) }));
+  const excludes = (options.exclude ?? []).map((glob) => ({ glob, matches: globMatcher(glob) }));
+  const result: CrawlResult = { source: "links", pages: [], skipped: [], requests: 0, bytes: 0 };
+
+  /**
+   * One request within the caps: its headers and body share one deadline.
+   * The deadline is enforced here, not only by the signal, so a fetch that
+   * ignores its signal cannot hang the crawl either.
+   */
+  const deadlines = new WeakMap<Response, AbortSignal>();
+  const request = async (url: string, headers: Record<string, string> = {}): Promise<Response> => {
+    result.requests += 1;
+    const signal = AbortSignal.timeout(limits.timeoutMs);
+    const response = await beforeDeadline(
+      options.fetch(url, { headers: { "user-agent": options.userAgent, ...headers }, redirect: "manual", signal }),
+      signal,
+    );
+    deadlines.set(response, signal);
+    return response;
+  };
+  const readBody = async (response: Response, maxBytes: number, what: string): Promise<Uint8Array> => {
+    const declared = Number(response.headers.get("content-length"));
+    if (Number.isFinite(declared) && declared > maxBytes) {
+      await response.body?.cancel();
+      throw new SizeCapExceeded(`${what} is ${formatBytes(declared)}, over the ${formatBytes(maxBytes)} cap`);
+    }
+    const reader = response.body?.getReader();
+    if (!reader) return new Uint8Array();
+    const signal = deadlines.get(response);
+    const parts: Uint8Array[] = [];
+    let size = 0;
+    try {
+      for (;;) {
+        const { done, value } = await beforeDeadline(reader.read(), signal);
+        if (done) break;
+        size += value.byteLength;
+        result.bytes += value.byteLength;
+        if (size > maxBytes) throw new SizeCapExceeded(`${what} is over the ${formatBytes(maxBytes)} cap`);
+        if (result.bytes > limits.maxRunBytes) throw new RunCapReached();
+        parts.push(value);
+      }
+    } catch (error) {
+      reader.cancel().catch(() => {});
+      throw error;
+    }
+    return concat(parts, size);
+  };
+
+  const robots = await readRobots(scope, agentToken, request, readBody, result);
+  const delaySeconds = Math.min(robots.crawlDelaySeconds ?? 0, limits.maxCrawlDelaySeconds);
+  const concurrency = delaySeconds > 0 ? 1 : Math.max(1, limits.concurrency);
+
+  /** Why a URL in scope is not fetched, or null when it may be. */
+  const refusal = (url: string): string | null => {
+    const path = new URL(url).pathname;
+    if (!robots.allows(path)) return "disallowed by robots.txt";
+    const excluded = excludes.find((exclude) => exclude.matches(path));
+    if (excluded) return `excluded by --exclude ${excluded.glob}`;
+    if (includes.length > 0 && !includes.some((include) => include.matches(path))) return `not matched by --include ${includes.map((include) => include.glob).join(" ")}`;
+    const extension = NOT_A_PAGE.exec(path);
+    if (extension) return `not a page (${extension[0]})`;
+    return null;
+  };
+
+  const seen = new Set<string>();
+  const queue: string[] = [];
+  const enqueue = (url: string, reportOutOfScope: boolean): void => {
+    let key: string;
+    try {
+      key = pageKey(url);
+    } catch {
+      return;
+    }
+    if (seen.has(key)) return;
+    seen.add(key);
+    if (!inScope(scope, key)) {
+      if (reportOutOfScope) result.skipped.push({ url: key, reason: `outside ${scope.origin}${scope.prefix}` });
+      return;
+    }
+    const why = refusal(key);
+    if (why) result.skipped.push({ url: key, reason: why });
+    else queue.push(key);
+  };
+
+  try {
+    const listed = await readSitemaps(scope, robots, limits, request, readBody, result);
+    if (listed.length > 0) {
+      result.source = "sitemap";
+      for (const url of listed) enqueue(url, true);
+    } else {
+      enqueue(scope.start, true);
+    }
+
+    let started = 0;
+    /** Pages waiting for their second try, with why the first failed. */
+    const retried = new Map<string, string>();
+    let lastRequestAt = 0;
+    const crawlOne = async (url: string): Promise<void> => {
+      const validator = options.validators?.get(url);
+      const outcome = await fetchPage(url, validator);
+      if (outcome.skipped) {
+        // A timeout or a dropped connection may be the moment (the thread was busy parsing other pages): one more try, last in line.
+        if (outcome.skipped.transient && !retried.has(url)) {
+          retried.set(url, outcome.skipped.reason);
+          started -= 1;
+          queue.push(url);
+          return;
+        }
+        const { transient, ...skipped } = outcome.skipped;
+        result.skipped.push(transient ? { ...skipped, reason: `${skipped.reason}, tried twice` } : skipped);
+        return;
+      }
+      const crawled = outcome.page as CrawledPage;
+      result.pages.push(crawled);
+      if (result.source === "links") for (const link of crawled.links) enqueue(link, false);
+      if (options.onProgress && result.pages.length % PROGRESS_EVERY === 0) {
+        options.onProgress(`read ${result.pages.length} pages (${queue.length} queued, ${formatBytes(result.bytes)})`);
+      }
+    };
+
+    /** Fetches a page, following redirects within the origin. */
+    const fetchPage = async (url: string, validator: PageValidator | undefined): Promise<{ page?: CrawledPage; skipped?: SkippedUrl & { transient?: boolean } }> => {
+      let current = url;
+      for (let redirects = 0; ; redirects += 1) {
+        const headers: Record<string, string> = { accept: "text/html,application/xhtml+xml;q=0.9,*/*;q=0.1" };
+        if (validator && current === url) {
+          if (validator.etag) headers["if-none-match"] = validator.etag;
+          if (validator.lastModified) headers["if-modified-since"] = validator.lastModified;
+        }
+        let response: Response;
+        try {
+          response = await request(current, headers);
+        } catch (error) {
+          return { skipped: { url, reason: fetchFailure(error, limits.timeoutMs), transient: true } };
+        }
+        if (response.status >= 300 && response.status < 400 && response.status !== 304) {
+          await response.body?.cancel();
+          const location = response.headers.get("location");
+          const target = location ? safeUrl(location, current) : undefined;
+          if (!target) return { skipped: { url, reason: `HTTP ${response.status} without a usable Location` } };
+          if (new URL(target).origin !== scope.origin) return { skipped: { url, reason: `redirects to another host (${target}); not followed` } };
+          if (redirects >= limits.maxRedirects) return { skipped: { url, reason: `more than ${limits.maxRedirects} redirects` } };
+          const targetKey = pageKey(target);
+          if (targetKey !== url && targetKey !== pageKey(current)) {
+            if (!inScope(scope, targetKey)) return { skipped: { url, reason: `redirects outside ${scope.origin}${scope.prefix} (${targetKey})` } };
+            const why = refusal(targetKey);
+            if (why) return { skipped: { url, reason: `redirects to ${targetKey}, ${why}` } };
+            if (seen.has(targetKey) && targetKey !== url) return { skipped: { url, reason: `redirects to ${targetKey}, read on its own` } };
+            seen.add(targetKey);
+          }
+          current = target;
+          continue;
+        }
+        if (response.status === 304 && validator) {
+          await response.body?.cancel();
+          return { page: { url, status: "unchanged", links: validator.links, ...pageValidators(validator) } };
+        }
+        if (!response.ok) {
+          await response.body?.cancel();
+          return { skipped: { url, reason: `HTTP ${response.status}`, ...(response.status === 404 || response.status === 410 ? { gone: true } : {}) } };
+        }
+        const type = response.headers.get("content-type") ?? "";
+        if (!HTML_TYPES.test(type)) {
+          await response.body?.cancel();
+          return { skipped: { url, reason: `not HTML (${type.split(";")[0]?.trim() || "no content-type"})` } };
+        }
+        let html: string;
+        try {
+          html = new TextDecoder(charsetOf(type)).decode(await readBody(response, limits.maxPageBytes, "the page"));
+        } catch (error) {
+          if (error instanceof RunCapReached) throw error;
+          return { skipped: { url, reason: fetchFailure(error, limits.timeoutMs), ...(error instanceof SizeCapExceeded ? {} : { transient: true }) } };
+        }
+        const page = htmlToPage(html, { url: current, publicUrl: options.publicUrl, contentSelector: options.contentSelector });
+        const links = page.links.filter((link) => inScope(scope, pageKey(link)));
+        const etag = response.headers.get("etag") ?? undefined;
+        const lastModified = response.headers.get("last-modified") ?? undefined;
+        return { page: { url, status: "fetched", page, links, ...pageValidators({ etag, lastModified }) } };
+      }
+    };
+
+    const worker = async (): Promise<void> => {
+      for (;;) {
+        if (result.stoppedBy) return;
+        const url = queue.shift();
+        if (url === undefined) {
+          // Others may still add links: wait for them while any request is out.
+          if (inFlight === 0) return;
+          await new Promise((resolve) => setTimeout(resolve, 5));
+          continue;
+        }
+        if (started >= limits.maxPages) {
+          result.stoppedBy = `--max-pages ${limits.maxPages}`;
+          queue.unshift(url);
+          return;
+        }
+        started += 1;
+        if (delaySeconds > 0) {
+          const wait = lastRequestAt + delaySeconds * 1000 - Date.now();
+          if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+          lastRequestAt = Date.now();
+        }
+        inFlight += 1;
+        try {
+          await crawlOne(url);
+        } finally {
+          inFlight -= 1;
+        }
+      }
+    };
+    let inFlight = 0;
+    await Promise.all(Array.from({ length: concurrency }, worker));
+    if (result.stoppedBy && queue.length > 0) {
+      result.skipped.push(
+        ...queue.map((url) => {
+          const first = retried.get(url);
+          return { url, reason: first ? `${first}; not tried again: the crawl stopped at ${result.stoppedBy}` : `not read: the crawl stopped at ${result.stoppedBy}` };
+        }),
+      );
+    }
+  } catch (error) {
+    if (!(error instanceof RunCapReached)) throw error;
+    result.stoppedBy = `the ${formatBytes(limits.maxRunBytes)} run cap`;
+  }
+  result.pages.sort((a, b) => a.url.localeCompare(b.url));
+  return result;
+}
+
+/** The validators worth keeping: only the ones the server sent. */
+function pageValidators(validator: { etag?: string; lastModified?: string }): { etag?: string; lastModified?: string } {
+  return {
+    ...(validator.etag ? { etag: validator.etag } : {}),
+    ...(validator.lastModified ? { lastModified: validator.lastModified } : {}),
+  };
+}
+
+type Request = (url: string, headers?: Record<string, string>) => Promise<Response>;
+type ReadBody = (response: Response, maxBytes: number, what: string) => Promise<Uint8Array>;
+
+/** robots.txt caps: RFC 9309 asks crawlers to read at least 500 KiB. */
+const MAX_ROBOTS_BYTES = 512 * 1024;
+
+/**
+ * The site's robots.txt. Missing (4xx) allows everything; unreachable (5xx,
+ * network error) allows nothing, as RFC 9309 says, and the reason is reported.
+ */
+async function readRobots(scope: CrawlScope, agent: string, request: Request, readBody: ReadBody, result: CrawlResult): Promise<Robots> {
+  const url = `${scope.origin}/robots.txt`;
+  try {
+    let response = await request(url);
+    // robots.txt may redirect (http → https, www): up to five hops, as RFC 9309 allows.
+    for (let hops = 0; response.status >= 300 && response.status < 400 && hops < 5; hops += 1) {
+      await response.body?.cancel();
+      const location = response.headers.get("location");
+      const target = location ? safeUrl(location, url) : undefined;
+      if (!target) break;
+      response = await request(target);
+    }
+    if (response.status >= 400 && response.status < 500) {
+      await response.body?.cancel();
+      return ALLOW_ALL;
+    }
+    if (!response.ok) {
+      await response.body?.cancel();
+      return disallowAll(url, `HTTP ${response.status}`, result);
+    }
+    const text = new TextDecoder().decode(await readBody(response, MAX_ROBOTS_BYTES, "robots.txt"));
+    return parseRobots(text, agent);
+  } catch (error) {
+    if (error instanceof RunCapReached) throw error;
+    return disallowAll(url, error instanceof Error ? error.message : String(error), result);
+  }
+}
+
+function disallowAll(url: string, why: string, result: CrawlResult): Robots {
+  result.skipped.push({ url, reason: `robots.txt could not be read (${why}); RFC 9309 says to crawl nothing until it can` });
+  return { allows: () => false, sitemaps: [] };
+}
+
+/** One sitemap's cap: sitemaps.org allows 50 MB uncompressed. */
+const MAX_SITEMAP_BYTES = 50 * MB;
+
+/**
+ * Page URLs from the robots.txt `Sitemap:` lines (on the site's origin), else
+ * `sitemap.xml` in the start folder; sitemap indexes followed up to the cap,
+ * gzip expanded. [] when the site has no readable sitemap.
+ */
+async function readSitemaps(scope: CrawlScope, robots: Robots, limits: CrawlLimits, request: Request, readBody: ReadBody, result: CrawlResult): Promise<string[]> {
+  const declared = robots.sitemaps.map((url) => safeUrl(url, scope.origin)).filter((url): url is string => url !== undefined && new URL(url).origin === scope.origin);
+  const toRead = declared.length > 0 ? declared : [`${scope.origin}${scope.prefix}sitemap.xml`];
+  const pages: string[] = [];
+  const read = new Set<string>();
+  while (toRead.length > 0 && read.size < limits.maxSitemaps) {
+    const url = toRead.shift() as string;
+    if (read.has(url)) continue;
+    read.add(url);
+    let text: string;
+    try {
+      const response = await request(url);
+      if (!response.ok) {
+        await response.body?.cancel();
+        // The default sitemap.xml missing is the ordinary case, not worth a line.
+        if (declared.length > 0) result.skipped.push({ url, reason: `sitemap: HTTP ${response.status}` });
+        continue;
+      }
+      const body = await readBody(response, MAX_SITEMAP_BYTES, "the sitemap");
+      text = await decodeMaybeGzip(body, MAX_SITEMAP_BYTES);
+    } catch (error) {
+      if (error instanceof RunCapReached) throw error;
+      result.skipped.push({ url, reason: `sitemap: ${fetchFailure(error, limits.timeoutMs)}` });
+      continue;
+    }
+    const sitemap = parseSitemap(text);
+    if (!sitemap) {
+      if (declared.length > 0) result.skipped.push({ url, reason: "sitemap: not a sitemap (no <urlset> or <sitemapindex>)" });
+      continue;
+    }
+    if (sitemap.kind === "index") {
+      for (const location of sitemap.locations) {
+        const next = safeUrl(location, url);
+        if (next && new URL(next).origin === scope.origin) toRead.push(next);
+      }
+    } else {
+      for (const location of sitemap.locations) {
+        const page = safeUrl(location, url);
+        if (page) pages.push(page);
+      }
+    }
+  }
+  if (toRead.length > 0) result.skipped.push(...toRead.map((url) => ({ url, reason: `sitemap not read: over the cap of ${limits.maxSitemaps} sitemaps` })));
+  return pages;
+}
+
+/** The text of a sitemap, gunzipped when it starts with gzip's magic bytes (`sitemap.xml.gz`), within `maxBytes` expanded. */
+async function decodeMaybeGzip(body: Uint8Array, maxBytes: number): Promise<string> {
+  if (!(body[0] === 0x1f && body[1] === 0x8b)) return new TextDecoder().decode(body);
+  const stream = new Blob([body]).stream().pipeThrough(new DecompressionStream("gzip"));
+  const reader = stream.getReader();
+  const parts: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > maxBytes) {
+      await reader.cancel();
+      throw new SizeCapExceeded(`expands past the ${formatBytes(maxBytes)} cap`);
+    }
+    parts.push(value);
+  }
+  return new TextDecoder().decode(concat(parts, size));
+}
+
+function concat(parts: readonly Uint8Array[], size: number): Uint8Array {
+  const out = new Uint8Array(size);
+  let offset = 0;
+  for (const part of parts) {
+    out.set(part, offset);
+    offset += part.byteLength;
+  }
+  return out;
+}
+
+/** `work`, or a TimeoutError when the signal fires first. */
+function beforeDeadline<T>(work: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (!signal) return work;
+  if (signal.aborted) return Promise.reject(timeoutError());
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(timeoutError());
+    signal.addEventListener("abort", onAbort, { once: true });
+    work.then(
+      (value) => {
+        signal.removeEventListener("abort", onAbort);
+        resolve(value);
+      },
+      (error: unknown) => {
+        signal.removeEventListener("abort", onAbort);
+        reject(error);
+      },
+    );
+  });
+}
+
+function timeoutError(): Error {
+  const error = new Error("timed out");
+  error.name = "TimeoutError";
+  return error;
+}
+
+function safeUrl(href: string, base: string): string | undefined {
+  try {
+    const url = new URL(href, base);
+    return url.protocol === "http:" || url.protocol === "https:" ? url.href : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The page's charset from its content-type, utf-8 when absent or unknown to TextDecoder. */
+function charsetOf(contentType: string): string {
+  const charset = /charset=["']?([\w-]+)/i.exec(contentType)?.[1] ?? "utf-8";
+  try {
+    new TextDecoder(charset);
+    return charset;
+  } catch {
+    return "utf-8";
+  }
+}
+
+/** Why a request failed, in words: a timeout names the cap. */
+function fetchFailure(error: unknown, timeoutMs: number): string {
+  if (error instanceof SizeCapExceeded) return error.message;
+  const name = error instanceof Error ? error.name : "";
+  if (name === "TimeoutError" || name === "AbortError") return `timed out after ${timeoutMs / 1000} s`;
+  const message = error instanceof Error ? error.message : String(error);
+  const cause = error instanceof Error && error.cause instanceof Error ? `: ${error.cause.message}` : "";
+  return `could not be fetched (${message}${cause})`;
+}
+
+/**
+ * Bytes for a person.
+ *
+ * @example formatBytes(5 * 1024 * 1024) // "5 MB"
+ */
+export function formatBytes(bytes: number): string {
+  if (bytes >= MB) return `${Math.round((bytes / MB) * 10) / 10} MB`;
+  if (bytes >= 1024) return `${Math.round(bytes / 1024)} KB`;
+  return `${bytes} B`;
+}

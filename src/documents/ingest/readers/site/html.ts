@@ -1,0 +1,342 @@
+/**
+ * One HTML page of a documentation site as Markdown the pipeline reads: the
+ * article only (never navigation, sidebars, footers or hidden text), headings
+ * with the page's own ids as `{#id}` anchors (src/markdown/page.ts), code
+ * byte for byte with its language, tables as GFM tables, links absolute.
+ * Pure functions on strings: they run in a Worker as in the CLI.
+ */
+import type { Element, Parents, Root } from "hast";
+import { fromHtml } from "hast-util-from-html";
+import { select, selectAll } from "hast-util-select";
+import { toMdast, type Handle, type State } from "hast-util-to-mdast";
+import { toText } from "hast-util-to-text";
+import type { Code, Heading, Nodes as MdastNodes } from "mdast";
+import { gfmTableToMarkdown } from "mdast-util-gfm-table";
+import { toMarkdown } from "mdast-util-to-markdown";
+
+/** A page read from its HTML. */
+export interface HtmlPage {
+  /** og:title, else the <title> (without the site's name after the first h1), else the first h1; "" when none. */
+  title: string;
+  /** The meta description, "" when none. */
+  description: string;
+  /** The main content as Markdown; "" when the page has none. */
+  markdown: string;
+  /** The page's `<link rel="canonical">` resolved against its URL, when it has one. */
+  canonical?: string;
+  /** Every `<a href>` of the whole page (navigation included: that is how pages are found), absolute, without fragment. */
+  links: string[];
+}
+
+/** How to read one page. */
+export interface HtmlPageOptions {
+  /** The URL the page was fetched from: relative links resolve against it. */
+  url: string;
+  /** Maps an absolute crawled URL onto the public one (`--base-uri`); identity when absent. */
+  publicUrl?: (url: string) => string;
+  /** A CSS selector for the main content, tried before `main`, `[role=main]` and `article`. */
+  contentSelector?: string;
+}
+
+/** Where the article is, most specific first; the body (stripped of chrome) when none matches. */
+const MAIN_SELECTORS = ["main", "[role=main]", "article"];
+
+/** Elements that are page chrome or not text, wherever they sit. */
+const CHROME_TAGS = new Set(["script", "style", "noscript", "template", "iframe", "form", "button", "input", "select", "textarea", "svg", "canvas", "dialog", "nav", "aside", "footer"]);
+const CHROME_ROLES = new Set(["navigation", "banner", "contentinfo", "complementary", "search"]);
+/** Sphinx's ¶ permalinks, related-pages bar, sidebars and line numbers; other generators' prev/next bars and breadcrumbs. */
+const CHROME_CLASSES = new Set(["headerlink", "related", "sphinxsidebar", "prev-next-area", "pagination", "breadcrumbs", "breadcrumb", "linenos", "copybutton"]);
+
+/** Page chrome: navigation, banners, footers, sidebars, previous/next links, permalinks, forms and scripts. */
+function isChrome(element: Element): boolean {
+  if (CHROME_TAGS.has(element.tagName)) return true;
+  const { role, rel, className } = element.properties;
+  if (typeof role === "string" && CHROME_ROLES.has(role)) return true;
+  if (Array.isArray(rel) && rel.some((value) => value === "prev" || value === "next")) return true;
+  if (Array.isArray(className) && className.some((name) => CHROME_CLASSES.has(String(name)))) return true;
+  // A <header> that holds no heading is a site banner; one around the page's h1 is part of the article.
+  return element.tagName === "header" && !select("h1, h2, h3, h4, h5, h6", element);
+}
+
+/**
+ * Reads the page: its title, description, canonical link, links, and its
+ * main content as Markdown.
+ *
+ * @example htmlToPage('<title>A</title><main><h2 id="x">Hi</h2><p>Yo</p></main>', { url: "https://a.dev/" }).markdown // "## Hi {#x}\n\nYo"
+ */
+export function htmlToPage(html: string, options: HtmlPageOptions): HtmlPage {
+  const tree = fromHtml(html);
+  const base = baseUrl(tree, options.url);
+  const publicUrl = options.publicUrl ?? ((url: string) => url);
+  const links = pageLinks(tree, base);
+  const content = mainContent(tree, options.contentSelector);
+  if (content) {
+    // Anchors first: a heading's permalink (pruned as chrome) names its id.
+    anchorHeadings(content);
+    markCodeLanguages(content);
+    prune(content);
+  }
+  // The h1 of the pruned article has no permalink "¶" in its text.
+  const h1 = (content && select("h1", content)) ?? select("h1", tree);
+  const firstH1 = h1 ? squash(toText(h1)) : "";
+  const documentTitle = squash(select("head > title", tree) ? toText(select("head > title", tree) as Element) : "");
+  const ogTitle = metaContent(tree, "meta[property='og:title']");
+  const title = ogTitle || siteTitle(documentTitle, firstH1) || firstH1;
+  const description = metaContent(tree, "meta[name=description]") || metaContent(tree, "meta[property='og:description']");
+  const canonicalHref = select("link[rel~=canonical][href]", tree)?.properties.href;
+  const canonical = typeof canonicalHref === "string" ? resolve(canonicalHref, base) : undefined;
+  if (!content) return { title, description, markdown: "", canonical, links };
+  absolutize(content, base, publicUrl);
+  return { title, description, markdown: toMarkdownText(content), canonical, links };
+}
+
+/** The `<base href>` when the page has one, else its own URL. */
+function baseUrl(tree: Root, url: string): string {
+  const href = select("base[href]", tree)?.properties.href;
+  return typeof href === "string" ? (resolve(href, url) ?? url) : url;
+}
+
+function resolve(href: string, base: string): string | undefined {
+  try {
+    return new URL(href.trim(), base).href;
+  } catch {
+    return undefined;
+  }
+}
+
+function squash(text: string): string {
+  return text.replace(/\s+/g, " ").trim();
+}
+
+function metaContent(tree: Root, selector: string): string {
+  const content = select(selector, tree)?.properties.content;
+  return typeof content === "string" ? squash(content) : "";
+}
+
+/** "Sorting HOW TO — Python 3.11 documentation" is the h1 plus the site's name: the h1 is the page's title. */
+function siteTitle(documentTitle: string, firstH1: string): string {
+  if (firstH1 && documentTitle.startsWith(firstH1) && /^\s*[-–—|:·»]/.test(documentTitle.slice(firstH1.length))) return firstH1;
+  return documentTitle;
+}
+
+/** Absolute http(s) links without fragment, deduplicated, in page order. */
+function pageLinks(tree: Root, base: string): string[] {
+  const links = new Set<string>();
+  for (const anchor of selectAll("a[href]", tree)) {
+    const href = anchor.properties.href;
+    if (typeof href !== "string") continue;
+    const url = resolve(href, base);
+    if (!url || !/^https?:/.test(url)) continue;
+    links.add(url.replace(/#.*$/, ""));
+  }
+  return [...links];
+}
+
+/** The article: the content selector, `main`, `[role=main]`, `article`, else the body; visible elements only. */
+function mainContent(tree: Root, contentSelector: string | undefined): Element | undefined {
+  for (const selector of contentSelector ? [contentSelector, ...MAIN_SELECTORS] : MAIN_SELECTORS) {
+    const found = selectAll(selector, tree).find((element) => !hiddenWithin(tree, element));
+    if (found) return found;
+  }
+  return select("body", tree) ?? undefined;
+}
+
+/** True when `element` or one of its ancestors is hidden. */
+function hiddenWithin(tree: Root, element: Element): boolean {
+  let found = false;
+  const walk = (node: Parents, hiddenAbove: boolean): void => {
+    for (const child of node.children) {
+      if (found || child.type !== "element") continue;
+      const hidden = hiddenAbove || isHidden(child);
+      if (child === element) {
+        found = hidden;
+        return;
+      }
+      walk(child, hidden);
+    }
+  };
+  walk(tree, false);
+  return found;
+}
+
+/** Hidden from readers: the `hidden` attribute, `aria-hidden="true"`, an inline `display:none` or `visibility:hidden`. */
+export function isHidden(element: Element): boolean {
+  const { hidden, ariaHidden, style } = element.properties;
+  if (hidden !== undefined && hidden !== null && hidden !== false) return true;
+  if (String(ariaHidden) === "true") return true;
+  return typeof style === "string" && /(?:^|;)\s*(?:display\s*:\s*none|visibility\s*:\s*hidden)\s*(?:!important)?\s*(?:;|$)/i.test(style);
+}
+
+/** Removes chrome and hidden elements, and comments, from the content in place. */
+function prune(content: Element): void {
+  const walk = (node: Element): void => {
+    node.children = node.children.filter((child) => {
+      if (child.type === "comment") return false;
+      if (child.type !== "element") return true;
+      if (isHidden(child) || isChrome(child)) return false;
+      walk(child);
+      return true;
+    });
+  };
+  walk(content);
+}
+
+const HEADING = /^h[1-6]$/;
+/** The anchors src/markdown/page.ts reads from `{#id}`. */
+const ANCHOR = /^[\w.:-]+$/;
+
+/**
+ * Gives each heading the id the site links to, as a `data-anchor` the
+ * Markdown handler writes as `{#id}`: the heading's own id, else its
+ * permalink's fragment (Sphinx's `a.headerlink`), else the id of the
+ * `<section>` it opens, else an empty `<span id>` just before it. Sphinx API
+ * entries (`<dl class="py function"><dt class="sig" id="sorted">`) become
+ * headings one level below the heading before them, so each function is a
+ * section of its own that search results link to.
+ */
+function anchorHeadings(content: Element): void {
+  let level = 1;
+  const walk = (node: Element): void => {
+    for (const [index, child] of node.children.entries()) {
+      if (child.type !== "element") continue;
+      if (HEADING.test(child.tagName)) {
+        level = Number(child.tagName[1]);
+        const id = headingId(node, child, index);
+        if (id) child.properties.dataAnchor = id;
+        continue;
+      }
+      if (child.tagName === "dl" && childElements(child).some(isApiEntry)) {
+        apiEntries(child, level);
+        continue;
+      }
+      walk(child);
+    }
+  };
+  const apiEntries = (dl: Element, parentLevel: number): void => {
+    const depth = Math.min(parentLevel + 1, 6);
+    dl.tagName = "div";
+    for (const item of childElements(dl)) {
+      if (item.tagName === "dt" && isApiEntry(item)) {
+        item.tagName = `h${depth}`;
+        item.properties.dataAnchor = item.properties.id;
+        item.properties.dataSignature = true;
+      } else if (item.tagName === "dd") {
+        item.tagName = "div";
+        level = depth;
+        walk(item);
+      }
+    }
+    level = parentLevel;
+  };
+  walk(content);
+}
+
+/** Sphinx marks an API entry's signature `<dt class="sig …" id="…">`. */
+function isApiEntry(dt: Element): boolean {
+  const classes = dt.properties.className;
+  return dt.tagName === "dt" && typeof dt.properties.id === "string" && Array.isArray(classes) && classes.includes("sig");
+}
+
+function headingId(parent: Element, heading: Element, index: number): string | undefined {
+  const siblings = parent.children;
+  // An empty anchor inside the heading (`<h2><span id="setup"></span>Set up</h2>`) names it as well as its own id.
+  const inner = selectAll("[id], a[name]", heading).find((element) => element.children.length === 0);
+  const candidates: unknown[] = [heading.properties.id, inner?.properties.id ?? inner?.properties.name];
+  const permalink = select("a[href^='#']", heading)?.properties.href;
+  if (typeof permalink === "string") candidates.push(decodeFragment(permalink.slice(1)));
+  const firstHeading = siblings.find((sibling) => sibling.type === "element" && HEADING.test(sibling.tagName));
+  if (firstHeading === heading && (parent.tagName === "section" || parent.tagName === "div")) candidates.push(parent.properties.id);
+  const before = siblings.slice(0, index).reverse().find((sibling) => sibling.type === "element" || (sibling.type === "text" && sibling.value.trim() !== ""));
+  if (before?.type === "element" && (before.tagName === "span" || before.tagName === "a") && before.children.length === 0) candidates.push(before.properties.id ?? before.properties.name);
+  return candidates.find((id): id is string => typeof id === "string" && ANCHOR.test(id));
+}
+
+function decodeFragment(fragment: string): string {
+  try {
+    return decodeURIComponent(fragment);
+  } catch {
+    return fragment;
+  }
+}
+
+/** Links and images point at absolute public URLs; in-page links at the page's public URL. */
+function absolutize(content: Element, base: string, publicUrl: (url: string) => string): void {
+  const walk = (node: Element): void => {
+    for (const child of node.children) {
+      if (child.type !== "element") continue;
+      for (const attribute of ["href", "src"] as const) {
+        const value = child.properties[attribute];
+        if (typeof value !== "string") continue;
+        const url = resolve(value, base);
+        if (url) child.properties[attribute] = /^https?:/.test(url) ? publicUrl(url) : url;
+      }
+      walk(child);
+    }
+  };
+  walk(content);
+}
+
+/** `highlight-python3` (Sphinx), `language-js` / `lang-js` (most others) on the block, its code or an ancestor; nearest first. */
+function codeLanguage(elements: readonly Element[]): string | undefined {
+  for (const element of [...elements].reverse()) {
+    const classes = element.properties.className;
+    if (!Array.isArray(classes)) continue;
+    for (const name of classes) {
+      const match = /^(?:highlight|language|lang)-([\w+#.-]+)$/.exec(String(name));
+      if (!match?.[1]) continue;
+      const language = match[1].toLowerCase();
+      if (language === "default" || language === "none" || language === "text") return undefined;
+      return language === "python3" ? "python" : language;
+    }
+  }
+  return undefined;
+}
+
+/** Marks each `<pre>` with the language its block or an ancestor names (hast-util-to-mdast works on a copy, so a mark is how it travels). */
+function markCodeLanguages(content: Element): void {
+  const walk = (node: Element, ancestors: Element[]): void => {
+    for (const child of node.children) {
+      if (child.type !== "element") continue;
+      const path = [...ancestors, child];
+      if (child.tagName === "pre") {
+        const language = codeLanguage([...path, ...childElements(child)]);
+        if (language) child.properties.dataLanguage = language;
+        continue;
+      }
+      walk(child, path);
+    }
+  };
+  walk(content, [content]);
+}
+
+function toMarkdownText(content: Element): string {
+  const headingWithAnchor: Handle = (state: State, node: Element) => {
+    const depth = Number(node.tagName[1]) as Heading["depth"];
+    return anchoredHeading(state, node, depth, node.properties.dataAnchor);
+  };
+  const handlers: Record<string, Handle> = Object.fromEntries(["h1", "h2", "h3", "h4", "h5", "h6"].map((tag) => [tag, headingWithAnchor]));
+  handlers.pre = (_state: State, node: Element): Code => {
+    const lang = typeof node.properties.dataLanguage === "string" ? node.properties.dataLanguage : null;
+    const code: Code = { type: "code", lang, value: toText(node, { whitespace: "pre" }).replace(/\n$/, "") };
+    return code;
+  };
+  const mdast = toMdast(content, { handlers }) as MdastNodes;
+  return toMarkdown(mdast, { extensions: [gfmTableToMarkdown({ tablePipeAlign: false })], fences: true, bullet: "-", emphasis: "_", rule: "-" })
+    .replace(/\n{3,}/g, "\n\n")
+    .trim();
+}
+
+function childElements(node: Element): Element[] {
+  return node.children.filter((child): child is Element => child.type === "element");
+}
+
+/** A heading whose text ends with ` {#anchor}`, the form src/markdown/page.ts takes as the heading's id. */
+function anchoredHeading(state: State, node: Element, depth: Heading["depth"], anchor: unknown): Heading {
+  // A signature's markup (`<em class="property">class </em>bool(…)`) reads best as its plain text.
+  const children = node.properties.dataSignature ? [{ type: "text" as const, value: squash(toText(node)) }] : (state.all(node) as Heading["children"]);
+  const text: Heading["children"] = typeof anchor === "string" ? [...children, { type: "html", value: ` {#${anchor}}` }] : children;
+  const heading: Heading = { type: "heading", depth, children: text };
+  state.patch(node, heading);
+  return heading;
+}
+

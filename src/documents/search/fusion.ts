@@ -1,0 +1,46 @@
+/**
+ * Reciprocal rank fusion (Cormack, Clarke and Büttcher, SIGIR 2009): each
+ * item scores Σ 1 / (k + rank) over the lists that hold it. It needs no
+ * calibration between BM25 scores and cosine similarities, which live on
+ * unrelated scales and shift with every corpus and model, so it is the
+ * fusion that works before anything is tuned (Cloudflare AI Search and most
+ * hybrid engines start with it). A convex combination of normalised scores
+ * can do better once tuned on a question set (Bruch et al., 2023); that
+ * needs a real model to tune with, which `npm run eval -- … --embeddings`
+ * now allows.
+ */
+
+/**
+ * The constant of the paper: 60 keeps a first place from dominating (1/61
+ * against 1/62 for second), so an item both lists rank well beats one only
+ * a single list ranks first.
+ */
+export const RRF_K = 60;
+
+/** An item and its fused score. */
+export interface Fused<T> {
+  item: T;
+  score: number;
+}
+
+/**
+ * Fuses ranked lists (best first) into one, best first. Items are the same
+ * when `key` says so; ties keep the order of first appearance (the first
+ * list's order first), so the same inputs always give the same order, which
+ * paging relies on.
+ *
+ * @example reciprocalRankFusion([["a", "b"], ["b", "c"]], (x) => x).map((f) => f.item) // ["b", "a", "c"]
+ */
+export function reciprocalRankFusion<T>(lists: readonly (readonly T[])[], key: (item: T) => string, k: number = RRF_K): Fused<T>[] {
+  const fused = new Map<string, Fused<T> & { first: number }>();
+  let seen = 0;
+  for (const list of lists) {
+    list.forEach((item, rank) => {
+      const id = key(item);
+      const entry = fused.get(id) ?? { item, score: 0, first: seen++ };
+      entry.score += 1 / (k + rank + 1);
+      fused.set(id, entry);
+    });
+  }
+  return [...fused.values()].sort((a, b) => b.score - a.score || a.first - b.first).map(({ item, score }) => ({ item, score }));
+}

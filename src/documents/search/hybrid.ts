@@ -1,0 +1,185 @@
+/**
+ * Hybrid retrieval (issue 22): the query's vector neighbours fused with the
+ * lexical ranking by reciprocal rank fusion (fusion.ts). The query is
+ * embedded once, while the lexical candidates are fetched; anything that
+ * fails or is late (the embedder, the index) leaves the lexical ranking as
+ * it is, with the reason in Server-Timing (`fallback`) and the log, never an
+ * error to the caller.
+ */
+import type { D1Reader } from "../../d1/sessions.ts";
+import { EmbeddingError, withDeadline } from "../../embeddings/embedder.ts";
+import type { SemanticSearch } from "../../embeddings/semantic-search.ts";
+import type { VectorMatch } from "../../embeddings/vector-index.ts";
+import { note, timed } from "../../observability/timings.ts";
+import { D1_LIMITS } from "../../d1/limits.ts";
+import { numbered } from "../../embeddings/d1-index.ts";
+import { toSummary } from "../document.ts";
+import type { Candidate, CandidateQuery } from "./candidates.ts";
+import { reciprocalRankFusion } from "./fusion.ts";
+import { rankCandidates, type RankedCandidate, type WeightedTerm } from "./rank.ts";
+import type { RankingWeights } from "./ranking-weights.ts";
+
+/**
+ * How long a query waits for its embedding: a hosted embedder answers a
+ * short text in 20–150 ms, so 800 ms is a stalled provider, not a slow one;
+ * past it the lexical result goes out, and a person never waits a second
+ * longer than search alone would take.
+ */
+export const QUERY_EMBEDDING_DEADLINE_MS = 800;
+/** How long the vector index may take: Vectorize answers in tens of ms; a D1 scan of D1_SCAN_MAX_CHUNKS takes less (BENCHMARKS.md). */
+export const VECTOR_QUERY_DEADLINE_MS = 1500;
+/** Vector neighbours fused with the lexical candidates: deep enough to rescue a page BM25 missed, within Vectorize's topK of 100. */
+export const VECTOR_CANDIDATES = 50;
+
+/** The query's embedding, or why there is none. */
+export type QueryEmbedding = { vector: Float32Array } | { failed: string };
+
+/**
+ * Starts embedding the query (timed as `embed`), never rejecting: the
+ * lexical search runs meanwhile, and a failure only means lexical results.
+ */
+export function embedQuery(semantic: SemanticSearch, query: string): Promise<QueryEmbedding> {
+  return timed("embed", () => withDeadline(QUERY_EMBEDDING_DEADLINE_MS, "the embedder", (signal) => semantic.embedder.embed([query], signal))).then(
+    ([vector]) => (vector ? { vector } : { failed: "the embedder returned no vector" }),
+    (error: unknown) => ({ failed: reason(error) }),
+  );
+}
+
+/** What fusion needs from the lexical side: its ranking and how the query's words were weighed. */
+export interface LexicalSide {
+  ranked: RankedCandidate[];
+  terms: WeightedTerm[];
+  sites: ReadonlySet<string>;
+  ranking: RankingWeights;
+}
+
+/**
+ * The lexical ranking fused with the query's vector neighbours within the
+ * plan's filter, or the lexical ranking unchanged (and the fallback noted)
+ * when the embedding or the index failed.
+ */
+export async function fuseWithVectors(db: D1Reader, semantic: SemanticSearch, embedding: Promise<QueryEmbedding>, plan: CandidateQuery, lexical: LexicalSide): Promise<RankedCandidate[]> {
+  const embedded = await embedding;
+  if ("failed" in embedded) return fallBack(lexical.ranked, embedded.failed);
+  let matches: VectorMatch[];
+  let found: Neighbour[];
+  try {
+    const index = semantic.index(db);
+    matches = await timed("vector", () =>
+      withDeadline(VECTOR_QUERY_DEADLINE_MS, `the ${index.kind} vector index`, () =>
+        index.query({ vector: embedded.vector, topK: VECTOR_CANDIDATES, model: semantic.embedder.model, filter: plan.filter }),
+      ),
+    );
+    found = await neighbourChunks(db, matches, semantic.embedder.model, plan);
+  } catch (error) {
+    return fallBack(lexical.ranked, reason(error));
+  }
+  const key = (candidate: { parent: string; id: string }) => `${candidate.parent}#${candidate.id}`;
+  const known = new Map(lexical.ranked.map((candidate) => [key(candidate), candidate]));
+  // Chunks only the vectors found get the lexical side's coverage measure (bm25 0): answers gate on it.
+  const newcomers = rankCandidates(
+    found.map(({ candidate }) => candidate).filter((candidate) => !known.has(key(candidate))),
+    lexical.terms,
+    lexical.sites,
+    lexical.ranking,
+  );
+  const all = new Map([...known, ...newcomers.map((candidate) => [key(candidate), candidate] as const)]);
+  // The vector list in the index's order, filter and step-aside applied (neighbourChunks keeps only admitted chunks).
+  const order = new Map(matches.map((match, rank) => [match.id, rank]));
+  const vectorList = [...found]
+    .sort((a, b) => (order.get(a.vectorId) ?? 0) - (order.get(b.vectorId) ?? 0))
+    .flatMap(({ candidate }) => all.get(key(candidate)) ?? []);
+  const fused = reciprocalRankFusion([lexical.ranked, vectorList], key).map(({ item, score }) => ({ ...item, score }));
+  return spreadOverPages(fused, lexical.ranking.samePage);
+}
+
+/** A chunk the vector index found, with the id of its vector. */
+interface Neighbour {
+  candidate: Candidate;
+  vectorId: string;
+}
+
+function fallBack(ranked: RankedCandidate[], why: string): RankedCandidate[] {
+  note("fallback", `lexical: ${why}`);
+  console.warn(`search: hybrid retrieval fell back to lexical: ${why}`);
+  return ranked;
+}
+
+function reason(error: unknown): string {
+  if (error instanceof EmbeddingError) return error.message;
+  return error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+}
+
+/** Discounts each page's later chunks (score × samePage^k) and sorts again, stably, as the lexical ranking does. */
+function spreadOverPages(ranked: RankedCandidate[], samePage: number): RankedCandidate[] {
+  const seen = new Map<string, number>();
+  return ranked
+    .map((candidate, index) => {
+      const earlier = seen.get(candidate.parent) ?? 0;
+      seen.set(candidate.parent, earlier + 1);
+      return { candidate: { ...candidate, score: candidate.score * samePage ** earlier }, index };
+    })
+    .sort((a, b) => b.candidate.score - a.candidate.score || a.index - b.index)
+    .map(({ candidate }) => candidate);
+}
+
+interface NeighbourRow {
+  vector_id: string;
+  parent: string;
+  id: string;
+  content: string;
+  heading: string;
+  position: number;
+  uri: string;
+  title: string;
+  description: string;
+  data_source: string;
+  update_time: string;
+}
+
+/**
+ * The chunks of the matched vectors that the filter admits (applied here
+ * exactly, whatever the index could apply) and whose page does not step
+ * aside (retrieve.ts asksAboutAlmanac), for the current model only.
+ */
+async function neighbourChunks(db: D1Reader, matches: readonly VectorMatch[], model: string, plan: CandidateQuery): Promise<Neighbour[]> {
+  const filterParams = plan.filter?.params ?? [];
+  const aloneParams = plan.unlessAlone ? [plan.unlessAlone, plan.unlessAlone] : [];
+  const room = Math.max(1, D1_LIMITS.boundParameters - 1 - filterParams.length - aloneParams.length);
+  const statements: D1PreparedStatement[] = [];
+  for (let start = 0; start < matches.length; start += room) {
+    const ids = matches.slice(start, start + room).map((match) => match.id);
+    const next = ids.length + 2;
+    const filterSql = plan.filter ? `AND (${numbered(plan.filter.sql, next)})` : "";
+    const aloneAt = next + filterParams.length;
+    const aloneSql = plan.unlessAlone ? `AND (d.base_uri != ?${aloneAt} OR NOT EXISTS (SELECT 1 FROM documents WHERE base_uri != ?${aloneAt + 1}))` : "";
+    statements.push(
+      db
+        .prepare(
+          `SELECT v.vector_id, c.document_name AS parent, c.chunk_id AS id, c.content, c.heading, c.position,
+                  d.uri, d.title, d.description, d.data_source, d.update_time
+           FROM chunk_vectors AS v
+           JOIN chunks AS c ON c.document_name = v.document_name AND c.chunk_id = v.chunk_id
+           JOIN documents AS d ON d.name = c.document_name
+           WHERE v.vector_id IN (${ids.map((_, i) => `?${i + 1}`).join(", ")}) AND v.model = ?${ids.length + 1} ${filterSql} ${aloneSql}`,
+        )
+        .bind(...ids, model, ...filterParams, ...aloneParams),
+    );
+  }
+  if (statements.length === 0) return [];
+  const results = await timed("d1", () => db.batch<NeighbourRow>(statements));
+  return results.flatMap((result) =>
+    result.results.map((row) => ({
+      vectorId: row.vector_id,
+      candidate: {
+        parent: row.parent,
+        id: row.id,
+        content: row.content,
+        heading: row.heading,
+        position: row.position,
+        bm25: 0,
+        document: toSummary({ ...row, name: row.parent }),
+      },
+    })),
+  );
+}

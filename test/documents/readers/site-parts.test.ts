@@ -1,0 +1,168 @@
+// The site reader's parts, run inside workerd (so they are proven to run in a Worker):
+// robots.txt, sitemaps, scope and globs, and HTML → Markdown on real Sphinx pages from Python's documentation.
+import { describe, expect, it } from "vitest";
+import { htmlToPage } from "../../../src/documents/ingest/readers/site/html.ts";
+import { parseRobots } from "../../../src/documents/ingest/readers/site/robots.ts";
+import { globMatcher, inScope, publicUrlFor, scopeOf } from "../../../src/documents/ingest/readers/site/scope.ts";
+import { parseSitemap } from "../../../src/documents/ingest/readers/site/sitemap.ts";
+import { chunkDocument } from "../../../src/documents/ingest/chunk-page.ts";
+import sortingHtml from "../../fixtures/html/python-howto-sorting.html?raw";
+import tomllibHtml from "../../fixtures/html/python-library-tomllib.html?raw";
+
+describe("robots.txt", () => {
+  const robots = `
+# comment
+User-agent: *
+Disallow: /private/
+Allow: /private/open
+Disallow: /*.pdf$
+Crawl-delay: 2
+
+User-agent: Almanac
+User-agent: other
+Disallow: /not-for-almanac
+
+Sitemap: https://docs.example.com/sitemap.xml
+`;
+
+  it("uses the group naming Almanac over the * group, case-insensitively", () => {
+    const forAlmanac = parseRobots(robots, "almanac");
+    expect(forAlmanac.allows("/not-for-almanac/page")).toBe(false);
+    expect(forAlmanac.allows("/private/x")).toBe(true);
+    expect(forAlmanac.crawlDelaySeconds).toBeUndefined();
+  });
+
+  it("gives other crawlers the * group: longest rule wins, Allow on a tie, * and $ in paths", () => {
+    const other = parseRobots(robots, "SomeBot");
+    expect(other.allows("/private/secret")).toBe(false);
+    expect(other.allows("/private/open/page")).toBe(true);
+    expect(other.allows("/guide/manual.pdf")).toBe(false);
+    expect(other.allows("/guide/manual.pdf.html")).toBe(true);
+    expect(other.allows("/not-for-almanac")).toBe(true);
+    expect(other.crawlDelaySeconds).toBe(2);
+    expect(parseRobots("User-agent: *\nAllow: /a\nDisallow: /a", "x").allows("/a")).toBe(true);
+  });
+
+  it("collects Sitemap lines whatever the group, and an empty Disallow allows all", () => {
+    expect(parseRobots(robots, "x").sitemaps).toEqual(["https://docs.example.com/sitemap.xml"]);
+    expect(parseRobots("User-agent: *\nDisallow:", "Almanac").allows("/anything")).toBe(true);
+  });
+});
+
+describe("sitemaps", () => {
+  it("reads a urlset's locations, entities and CDATA decoded", () => {
+    const xml = `<?xml version="1.0"?><urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">
+      <url><loc>https://a.dev/x?a=1&amp;b=2</loc><lastmod>2024-01-01</lastmod></url>
+      <url><loc><![CDATA[https://a.dev/y]]></loc></url></urlset>`;
+    expect(parseSitemap(xml)).toEqual({ kind: "urlset", locations: ["https://a.dev/x?a=1&b=2", "https://a.dev/y"] });
+  });
+
+  it("tells an index from a urlset, and refuses what is neither", () => {
+    expect(parseSitemap("<sitemapindex><sitemap><loc>https://a.dev/s1.xml</loc></sitemap></sitemapindex>")).toEqual({ kind: "index", locations: ["https://a.dev/s1.xml"] });
+    expect(parseSitemap("<html><body>not found</body></html>")).toBeNull();
+  });
+});
+
+describe("scope, names and globs", () => {
+  it("covers the start URL's folder", () => {
+    expect(scopeOf("http://127.0.0.1:8000/3/index.html")).toMatchObject({ origin: "http://127.0.0.1:8000", prefix: "/3/" });
+    expect(scopeOf("https://x.dev/docs").prefix).toBe("/docs/");
+    const scope = scopeOf("https://x.dev/docs/");
+    expect(inScope(scope, "https://x.dev/docs/a/b")).toBe(true);
+    expect(inScope(scope, "https://x.dev/blog/a")).toBe(false);
+    expect(inScope(scope, "https://evil.dev/docs/a")).toBe(false);
+    expect(() => scopeOf("ftp://x.dev/")).toThrow(/https:\/\//);
+  });
+
+  it("maps the crawled folder onto the public base URI", () => {
+    const toPublic = publicUrlFor(scopeOf("http://127.0.0.1:8000/index.html"), "https://docs.python.org/3/");
+    expect(toPublic("http://127.0.0.1:8000/howto/sorting.html#key-functions")).toBe("https://docs.python.org/3/howto/sorting.html#key-functions");
+    expect(toPublic("https://github.com/python/cpython")).toBe("https://github.com/python/cpython");
+  });
+
+  it("matches globs against paths: * within a segment, ** across", () => {
+    expect(globMatcher("/library/**")("/library/os/path.html")).toBe(true);
+    expect(globMatcher("/library/*")("/library/os/path.html")).toBe(false);
+    expect(globMatcher("genindex*")("/3/genindex-A.html")).toBe(true);
+    expect(globMatcher("genindex*")("/3/library/genindex.txt/x")).toBe(false);
+  });
+});
+
+describe("HTML to Markdown on Python's real Sphinx pages", () => {
+  const sorting = htmlToPage(sortingHtml, { url: "http://127.0.0.1:8000/howto/sorting.html", publicUrl: publicUrlFor(scopeOf("http://127.0.0.1:8000/"), "https://docs.python.org/3") });
+
+  it("titles the page from its h1, not the <title> with the site's name", () => {
+    expect(sorting.title).toBe("Sorting HOW TO");
+    expect(sorting.description).toBe("");
+  });
+
+  it("keeps the article and drops navigation, sidebars, previous/next and permalinks", () => {
+    expect(sorting.markdown).toMatch(/^# Sorting HOW TO \{#sorting-how-to\}/);
+    for (const chrome of ["Table of Contents", "Previous topic", "Next topic", "Report a Bug", "Quick search", "¶", "Socket Programming HOWTO"]) {
+      expect(sorting.markdown).not.toContain(chrome);
+    }
+  });
+
+  it("gives headings the page's own section ids, which the chunker takes as anchors", () => {
+    expect(sorting.markdown).toContain("## Key Functions {#key-functions}");
+    const ids = chunkDocument(sorting.title, sorting.markdown).map((chunk) => chunk.id);
+    expect(ids).toContain("sorting-basics");
+    expect(ids).toContain("operator-module-functions");
+  });
+
+  it("keeps code byte for byte with the language Sphinx marks", () => {
+    expect(sorting.markdown).toContain("```pycon\n>>> sorted([5, 2, 3, 1, 4])\n[1, 2, 3, 4, 5]\n```");
+    expect(sorting.markdown).toContain("...     ('john', 'A', 15),");
+  });
+
+  it("makes links absolute on the public site, fragments kept", () => {
+    expect(sorting.markdown).toContain("(https://docs.python.org/3/library/stdtypes.html#list.sort");
+    expect(sorting.links).toContain("http://127.0.0.1:8000/howto/unicode.html");
+    expect(sorting.canonical).toBe("file:///usr/share/doc/python3.11/html/howto/sorting.html");
+  });
+
+  it("turns tables into Markdown tables and API entries into headings with their ids", () => {
+    const tomllib = htmlToPage(tomllibHtml, { url: "http://127.0.0.1:8000/library/tomllib.html" });
+    expect(tomllib.markdown).toMatch(/\| TOML \| Python \|\n\| -+ \| -+ \|\n\| table \| dict \|/);
+    expect(tomllib.markdown).toContain("\n## tomllib.load(fp, /, \\*, parse_float=float) {#tomllib.load}\n");
+    expect(chunkDocument(tomllib.title, tomllib.markdown).map((chunk) => chunk.id)).toContain("tomllib.loads");
+  });
+});
+
+describe("HTML to Markdown: what a reader does not see", () => {
+  const html = `<!doctype html><html><head><title>Guide | Example</title>
+    <meta property="og:title" content="The Guide"><meta name="description" content="All about it.">
+    <link rel="canonical" href="/docs/guide"></head><body>
+    <header><a href="/">Home</a></header><nav><a href="/docs/other">Other</a></nav>
+    <main><article><header><h1>Guide</h1></header>
+      <p>Visible text with <a href="../api#x">a link</a>.</p>
+      <p hidden>hidden attribute</p><div style="color:red; display: none">display none</div>
+      <span aria-hidden="true">aria hidden</span>
+      <h2><span id="setup"></span>Set up</h2><p>Steps.</p>
+      <pre><code class="language-ts">const a = 1;\n\n  indented();</code></pre>
+      <div class="pagination"><a rel="prev" href="/docs/a">Previous</a><a rel="next" href="/docs/b">Next</a></div>
+    </article></main><aside>Sidebar</aside><footer>Footer</footer></body></html>`;
+  const page = htmlToPage(html, { url: "https://x.dev/docs/guide/index.html" });
+
+  it("drops hidden HTML: the hidden attribute, display:none and aria-hidden", () => {
+    for (const text of ["hidden attribute", "display none", "aria hidden", "Sidebar", "Footer", "Previous", "Next", "Other", "Home"]) expect(page.markdown).not.toContain(text);
+    expect(page.markdown).toContain("Visible text with [a link](https://x.dev/docs/api#x).");
+  });
+
+  it("prefers og:title, reads the description and resolves the canonical link", () => {
+    expect(page).toMatchObject({ title: "The Guide", description: "All about it.", canonical: "https://x.dev/docs/guide" });
+  });
+
+  it("keeps a header around the article's h1, anchors a heading by the empty span before or in it, and keeps code exactly", () => {
+    expect(page.markdown).toMatch(/^# Guide\n/);
+    expect(page.markdown).toContain("## Set up {#setup}");
+    expect(page.markdown).toContain("```ts\nconst a = 1;\n\n  indented();\n```");
+  });
+
+  it("uses --content-selector before main, and the body without chrome when nothing matches", () => {
+    const custom = htmlToPage(`<body><div class="doc"><p>Only this</p></div><main><p>Not this</p></main></body>`, { url: "https://x.dev/", contentSelector: ".doc" });
+    expect(custom.markdown).toBe("Only this");
+    const bare = htmlToPage(`<body><nav>Menu</nav><p>Body text</p><footer>f</footer></body>`, { url: "https://x.dev/" });
+    expect(bare.markdown).toBe("Body text");
+  });
+});
