@@ -9,6 +9,7 @@ import { createApiKey } from "../../src/auth/key-store.ts";
 import { messages, post } from "../quota/mcp-http.ts";
 import { answerQuery, restJson } from "../rest/rest.ts";
 import { callTool, connectClient, resultText } from "./connect.ts";
+import { getPage } from "../web/page.ts";
 
 const files = import.meta.glob<string>("../fixtures/versions/v*/*.md", { query: "?raw", import: "default", eager: true });
 const QUESTION = "What is the default build timeout of bundlr?";
@@ -118,5 +119,18 @@ describe("the REST facade", () => {
     const { status, body } = await restJson<Json>("/v1/documents/bundlr.example/v1/build");
     expect(status).toBe(200);
     expect(body).toMatchObject({ name: "documents/bundlr.example/v1/build", version: "v1" });
+  });
+});
+
+describe("what people see", () => {
+  it("lists the data source's versions on the landing page, the current one marked", async () => {
+    const { html } = await getPage("/");
+    expect(html).toContain("versions:");
+    expect(html).toMatch(/v1, <strong>v2 \(current\)<\/strong>/);
+  });
+
+  it("names the versions in /llms.txt", async () => {
+    const { html: text } = await getPage("/llms.txt");
+    expect(text).toContain('## bundlr.example\n\nVersions: v1, v2 (current). Search and answers see the current one; a filter picks another, e.g. version = "v1".');
   });
 });
