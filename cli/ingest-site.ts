@@ -14,7 +14,7 @@ import { progressPrinter } from "./progress.ts";
 import { describeSync } from "./report.ts";
 
 export const SITE_USAGE = `usage:
-  npm run ingest -- site <URL> [--base-uri <https://public/prefix>] [--data-source <host>]
+  npm run ingest -- site <URL> [--base-uri <https://public/prefix>] [--data-source <host>] [--version <label> [--current]]
       [--include <glob>]… [--exclude <glob>]… [--max-pages <n>] [--content-selector <css>]
       [--timeout <seconds>] [--prune] [--remote] [--persist-to <dir>]
 
