@@ -7,8 +7,9 @@ import { McpError } from "@modelcontextprotocol/sdk/types.js";
 import { parseServerTiming } from "../bench/mcp-client.ts";
 
 /** Where a request goes in. */
-export type Door = "mcp-2026" | "mcp-2025" | "rest" | "resources" | "web";
+export type Door = "mcp-2026" | "mcp-2025" | "rest" | "resources" | "web" | "floor";
 
+/** The doors of the mix; "floor" (a request with one tiny query, one with none) is measured alone, never drawn. */
 export const DOORS: readonly Door[] = ["mcp-2026", "mcp-2025", "rest", "resources", "web"];
 
 /** What the load needs of the corpus, read from the server once before it starts. */
@@ -171,7 +172,7 @@ interface Operation {
  * page, and resource reads. Within each, searches and page reads mostly, and
  * some answers (the only requests the quota counts).
  */
-const DOOR_WEIGHTS: Record<Door, number> = { "mcp-2026": 30, "mcp-2025": 25, rest: 20, resources: 10, web: 15 };
+const DOOR_WEIGHTS: Record<Door, number> = { "mcp-2026": 30, "mcp-2025": 25, rest: 20, resources: 10, web: 15, floor: 0 };
 
 const OPERATIONS: readonly Operation[] = [
   { door: "mcp-2026", operation: "search_documents", weight: 60, step: modernTool("search_documents", query) },
@@ -208,6 +209,9 @@ const OPERATIONS: readonly Operation[] = [
     },
   },
   { door: "web", operation: "GET /", weight: 30, step: http(() => "/") },
+  { door: "floor", operation: "/healthz", weight: 1, step: http(() => "/healthz") },
+  // A 404 for an unknown path: no I/O at all, the dev server's own floor.
+  { door: "floor", operation: "404", weight: 1, step: async (caller) => ({ ...(await http(() => "/load-floor")(caller)), error: undefined }) },
   { door: "web", operation: "/try/search", weight: 45, step: http((c) => `/try/search?${queryParam(c)}`) },
   { door: "web", operation: "/try/library", weight: 10, step: http(() => "/try/library?intent=list+EC2+instances+in+a+region") },
   {
@@ -245,6 +249,20 @@ export async function nextRequest(caller: Caller): Promise<Outcome> {
   );
   const started = performance.now();
   const outcome = await step(caller);
+  return { door, operation, ms: performance.now() - started, ...outcome };
+}
+
+/** The operations of the mix, door by door, for measuring each on its own. */
+export function operations(): readonly Pick<Operation, "door" | "operation">[] {
+  return OPERATIONS;
+}
+
+/** Sends one request of the named operation and times it. */
+export async function sendOperation(caller: Caller, door: Door, operation: string): Promise<Outcome> {
+  const found = OPERATIONS.find((candidate) => candidate.door === door && candidate.operation === operation);
+  if (!found) throw new Error(`no operation ${operation} at door ${door}`);
+  const started = performance.now();
+  const outcome = await found.step(caller);
   return { door, operation, ms: performance.now() - started, ...outcome };
 }
 

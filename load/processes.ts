@@ -100,25 +100,31 @@ export function listeningPid(port: number): number | null {
  */
 export class ServerProcesses {
   private readonly group: number;
+  private readonly listener: number;
 
-  private constructor(group: number) {
+  private constructor(group: number, listener: number) {
     this.group = group;
+    this.listener = listener;
   }
 
   /** The server's group, found from its port; null when its processes cannot be seen. */
   static ofPort(port: number): ServerProcesses | null {
     const pid = listeningPid(port);
     const group = pid === null ? null : Number(statFields(pid)?.[2]);
-    return group ? new ServerProcesses(group) : null;
+    return pid !== null && group ? new ServerProcesses(group, pid) : null;
   }
 
-  /** Every live process of the group now. */
+  /**
+   * Every live process of the group now. The one holding the port is named
+   * with " proxy" added: under `wrangler dev` it is wrangler's proxy worker,
+   * a workerd of its own in front of the one that runs Almanac.
+   */
   sample(): ProcessSample[] {
     const samples: ProcessSample[] = [];
     for (const pid of allPids()) {
       if (Number(statFields(pid)?.[2]) !== this.group) continue;
       const one = sample(pid);
-      if (one) samples.push(one);
+      if (one) samples.push(pid === this.listener ? { ...one, command: `${one.command} proxy` } : one);
     }
     return samples;
   }

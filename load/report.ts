@@ -2,6 +2,7 @@
 // machine's CPU went, the server's memory and whether it still answers.
 import { percentile } from "../bench/report.ts";
 import { DOORS, type Door, type Outcome } from "./doors.ts";
+import type { OperationCost } from "./cost.ts";
 import type { LevelResult } from "./level.ts";
 import { type ProcessSample, byCommand } from "./processes.ts";
 
@@ -19,6 +20,8 @@ export interface RunSummary {
   workerdPeakBytes: number;
   /** After the last level: /healthz and one search, or why not. */
   health: { healthz: string; search: string; ok: boolean };
+  /** Each operation's CPU cost, measured alone after the levels; empty when skipped. */
+  costs: OperationCost[];
   notes: string[];
 }
 
@@ -86,9 +89,11 @@ export function scalingTable(levels: readonly LevelResult[]): string {
       ...commands.map((command) => `${command} cores`),
       "generator cores",
       "machine busy cores",
+      "server CPU ms / request",
+      "workerd RSS after",
       "load avg (1 min)",
     ]),
-    row(Array.from({ length: 10 + commands.length }, (_, i) => (i === 0 ? "---" : "---:"))),
+    row(Array.from({ length: 12 + commands.length }, (_, i) => (i === 0 ? "---" : "---:"))),
   ];
   for (const level of levels) {
     const rate = level.outcomes.length / level.seconds;
@@ -106,6 +111,8 @@ export function scalingTable(levels: readonly LevelResult[]): string {
         ...commands.map((command) => (level.cores.server.get(command) ?? 0).toFixed(2)),
         level.cores.generator.toFixed(2),
         level.cores.machine.toFixed(2),
+        ms(([...level.cores.server.values()].reduce((sum, cores) => sum + cores, 0) * 1000) / rate),
+        mib(byCommand(level.processesAfter).get("workerd")?.rssBytes ?? Number.NaN),
         level.load.one.toFixed(2),
       ]),
     );
@@ -123,6 +130,29 @@ export function operationTable(level: LevelResult): string {
     const times = outcomes.map((o) => o.ms);
     const worker = outcomes.map((o) => o.workerMs ?? Number.NaN);
     lines.push(row([door, operation, outcomes.length, ms(percentile(times, 50)), ms(percentile(times, 95)), ms(percentile(worker, 50)), ms(percentile(worker, 95)), errorsOf(outcomes)]));
+  }
+  return lines.join("\n");
+}
+
+/** Each operation alone: its round trip, the Worker's part, and the CPU it costs each server process. */
+export function costTable(costs: readonly OperationCost[]): string {
+  const commands = [...new Set(costs.flatMap((cost) => [...cost.cpuMsPerRequest.keys()]))].filter((command) => costs.some((cost) => (cost.cpuMsPerRequest.get(command) ?? 0) >= 0.5)).sort();
+  const lines = [
+    row(["door", "operation", "requests", "round trip p50 ms", "in Worker p50", ...commands.map((command) => `${command} CPU ms / request`), "errors"]),
+    row(["---", "---", ...Array.from({ length: 3 + commands.length }, () => "---:"), "---"]),
+  ];
+  for (const cost of costs) {
+    lines.push(
+      row([
+        cost.door,
+        cost.operation,
+        cost.requests,
+        ms(cost.roundTripP50),
+        ms(cost.workerP50),
+        ...commands.map((command) => ms(cost.cpuMsPerRequest.get(command) ?? 0)),
+        errorsOf(cost.errors.map((error) => ({ error }))),
+      ]),
+    );
   }
   return lines.join("\n");
 }
@@ -147,6 +177,14 @@ export function markdownReport(run: RunSummary): string {
     scalingTable(run.levels),
     "",
     ...(last ? [`By operation at ${last.concurrency} callers:`, "", operationTable(last), ""] : []),
+    ...(run.costs.length > 0
+      ? [
+          `Each operation alone, after the levels (${run.costs[0]?.requests} requests each, one at a time; CPU from /proc, in 10 ms ticks, so small figures are coarse):`,
+          "",
+          costTable(run.costs),
+          "",
+        ]
+      : []),
     `Server memory (RSS): ${memoryLine("before", run.memoryBefore)}; ${memoryLine("after", run.memoryAfter)}; workerd's largest at the end of a level ${mib(run.workerdPeakBytes)}.`,
     "",
     `Afterwards: ${run.health.ok ? "still answers" : "DOES NOT ANSWER"}: /healthz ${run.health.healthz}; search_documents ${run.health.search}.`,

@@ -12,11 +12,13 @@ import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { cpus, release, tmpdir, totalmem } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
+import { seededRandom } from "../bench/synthetic-corpus.ts";
 import { withEnv } from "../cli/env.ts";
 import { runCli } from "../cli/run-cli.ts";
 import { createApiKey } from "../src/auth/key-store.ts";
 import { startServer, type RunningServer } from "../test/e2e/harness.ts";
 import { type Caller, type Corpus, closeSession, nextRequest, openSession, readCorpus, warmUp } from "./doors.ts";
+import { type OperationCost, measureCosts } from "./cost.ts";
 import { type LevelResult, runLevel } from "./level.ts";
 import { ServerProcesses, byCommand, machineLoad } from "./processes.ts";
 import { type RunSummary, doorTable, markdownReport } from "./report.ts";
@@ -29,7 +31,8 @@ caller (limits high enough that the quota never refuses). --url uses a running s
 machine (loopback only); --key is the API key its callers send (without one they are anonymous,
 and answer_query soon gets 429). --seconds: each level's duration (default 20); --concurrency:
 the levels, callers at once (default 1,5,10,20,40; e.g. 1,10,40,100); --timeout: seconds before
-a request counts as a timeout (default 30); --out: the Markdown file whose load section is
+a request counts as a timeout (default 30); --cost-requests: requests of each operation sent
+alone after the levels to measure its CPU cost (default 20; 0 skips); --out: the Markdown file whose load section is
 rewritten (default BENCHMARKS.md; "-" for none). Never part of npm test.`;
 
 const BEGIN = "<!-- load:begin (written by npm run load) -->";
@@ -137,6 +140,7 @@ async function main(argv: string[]): Promise<void> {
       seconds: { type: "string", default: "20" },
       concurrency: { type: "string", default: "1,5,10,20,40" },
       timeout: { type: "string", default: "30" },
+      "cost-requests": { type: "string", default: "20" },
       out: { type: "string", default: "BENCHMARKS.md" },
       help: { type: "boolean", short: "h", default: false },
     },
@@ -145,6 +149,8 @@ async function main(argv: string[]): Promise<void> {
   const levels = levelsOf(values.concurrency);
   const seconds = positive("seconds", values.seconds, 600);
   const timeoutMs = positive("timeout", values.timeout, 120) * 1000;
+  const costRequests = Number(values["cost-requests"]);
+  if (!Number.isInteger(costRequests) || costRequests < 0 || costRequests > 1000) throw new Error(`--cost-requests must be a whole number from 0 to 1000, not "${values["cost-requests"]}"`);
   if (values.key && !values.url) throw new Error("--key is for a server given with --url; without it the run makes its own keys");
   const log = (line: string) => console.error(`load: # ${line}`);
   const startedAt = new Date();
@@ -202,6 +208,14 @@ async function main(argv: string[]): Promise<void> {
     }
     const memoryAfter = processes?.sample() ?? [];
     const health = await stillAnswers({ url, key: keys[0], random: Math.random, corpus, timeoutMs });
+    let costs: OperationCost[] = [];
+    if (processes && costRequests > 0) {
+      log(`each operation alone, ${costRequests} requests each`);
+      const alone: Caller = { url, key: keys[0], random: seededRandom(7), corpus, timeoutMs };
+      await openSession(alone);
+      costs = await measureCosts(alone, processes, costRequests);
+      await closeSession(alone);
+    }
 
     const cpu = cpus();
     const summary: RunSummary = {
@@ -214,6 +228,7 @@ async function main(argv: string[]): Promise<void> {
       memoryAfter,
       workerdPeakBytes,
       health,
+      costs,
       notes,
     };
     const report = markdownReport(summary);
