@@ -6,7 +6,7 @@ import { defineConfig } from "vitest/config";
 export default defineConfig(async () => ({
   // Vite warns about every dependency whose source map names files its package does not ship
   // (hundreds of lines from the MCP SDK); test failures and errors still print.
-  logLevel: "error",
+  logLevel: "error" as const,
   plugins: [
     cloudflareTest({
       wrangler: { configPath: "./wrangler.toml" },

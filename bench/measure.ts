@@ -7,9 +7,11 @@ import { applyLocalMigrations, withLocalEnv } from "../cli/local-env.ts";
 import { ingestDocsFolder } from "../cli/ingest-docs.ts";
 import { progressPrinter } from "../cli/progress.ts";
 import { DEFAULT_CORPUS } from "../src/documents/default-corpus.ts";
-import { siteFor } from "../src/documents/ingest.ts";
-import { planRetrieval } from "../src/documents/retrieve.ts";
-import { documentStatements, fetchCandidates } from "../src/documents/store.ts";
+import { siteFor } from "../src/documents/ingest/prepare-pages.ts";
+import { planRetrieval } from "../src/documents/search/retrieve.ts";
+import { fetchCandidates } from "../src/documents/search/candidates.ts";
+import { DEFAULT_RANKING } from "../src/documents/search/ranking-weights.ts";
+import { documentStatements } from "../src/documents/read/stored-documents.ts";
 import { startServer, type RunningServer } from "../test/e2e/harness.ts";
 import { connectLegacySession, connectStateless, parseServerTiming } from "./mcp-client.ts";
 import type { BenchQuery } from "./queries.ts";
@@ -168,7 +170,7 @@ export async function measureCorpus(corpus: BenchCorpus, stateDir: string, optio
         // The floor runs the store's own retrieval (every round trip of it) on the raw file.
         const rawRetrieval = async () => {
           const before = raw.totalMs;
-          if (plan) await fetchCandidates(raw, plan);
+          if (plan) await fetchCandidates(raw, plan, DEFAULT_RANKING);
           return raw.totalMs - before;
         };
         const search = await stateless.call(...calls.search);

@@ -5,10 +5,17 @@
 //
 // Protocol, one JSON object per line: in { id, statements: [{ sql, params }] }
 // (the first message is { path }), out { id, rows, ms } or { id, error }.
+// @ts-expect-error better-sqlite3 ships no types; the two calls used are typed below.
 import Database from "better-sqlite3";
 import { createInterface } from "node:readline";
 
+/** @typedef {{ all(...params: unknown[]): unknown[] }} Statement */
+/** @typedef {{ prepare(sql: string): Statement }} SqliteDatabase */
+/** @typedef {{ sql: string, params: unknown[] }} BoundStatement */
+
+/** @type {SqliteDatabase | undefined} */
 let db;
+/** @type {Map<string, { stmt: Statement, order: number[] }>} */
 const prepared = new Map();
 
 /**
@@ -16,11 +23,15 @@ const prepared = new Map();
  * Worker's SQL use SQLite's numbered `?NNN` (and a bare `?` after them takes
  * the next number). Rewrites the SQL to bare `?` and gives, per placeholder,
  * the index of the value it takes. Quoted text is left alone.
+ *
+ * @param {string} sql
+ * @returns {{ text: string, order: number[] }}
  */
 function positional(sql) {
+  /** @type {number[]} */
   const order = [];
   let largest = 0;
-  const text = sql.replace(/'(?:[^']|'')*'|"(?:[^"]|"")*"|\?(\d*)/g, (match, digits) => {
+  const text = sql.replace(/'(?:[^']|'')*'|"(?:[^"]|"")*"|\?(\d*)/g, (/** @type {string} */ match, /** @type {string | undefined} */ digits) => {
     if (!match.startsWith("?")) return match;
     const index = digits ? Number(digits) : largest + 1;
     largest = Math.max(largest, index);
@@ -30,11 +41,13 @@ function positional(sql) {
   return { text, order };
 }
 
+/** @param {string} sql */
 function statement(sql) {
   // D1 caches prepared statements too; preparing once keeps the floor a floor.
   let entry = prepared.get(sql);
   if (!entry) {
     const { text, order } = positional(sql);
+    if (!db) throw new Error("no database opened yet: send { path } first");
     entry = { stmt: db.prepare(text), order };
     prepared.set(sql, entry);
   }
@@ -50,7 +63,7 @@ for await (const line of createInterface({ input: process.stdin })) {
       continue;
     }
     const started = performance.now();
-    const rows = message.statements.map(({ sql, params }) => {
+    const rows = /** @type {BoundStatement[]} */ (message.statements).map(({ sql, params }) => {
       const { stmt, order } = statement(sql);
       return stmt.all(...order.map((index) => params[index]));
     });

@@ -5,7 +5,7 @@
 // in few, as in real documentation.
 import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { chunkDocument } from "../src/documents/chunk.ts";
+import { chunkDocument } from "../src/documents/ingest/chunk-page.ts";
 
 /** mulberry32: a small, fast, seeded generator; the same seed gives the same corpus. */
 export function seededRandom(seed: number): () => number {

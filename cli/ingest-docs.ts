@@ -1,6 +1,7 @@
 // Loads a folder of Markdown pages into D1 with the Worker's own parsing and storage code.
-import { prepareSite, type PreparedSite, type Site } from "../src/documents/ingest.ts";
-import { syncDocuments, type SyncReport, type WriteProgress } from "../src/documents/sync.ts";
+import { prepareSite, type PreparedSite, type Site } from "../src/documents/ingest/prepare-pages.ts";
+import { syncDocuments, type WriteProgress } from "../src/documents/ingest/write-corpus.ts";
+import type { SyncReport } from "../src/sync-report.ts";
 import { PAGE_EXTENSION } from "../src/documents/names.ts";
 import { listFiles, readFiles } from "./files.ts";
 import { describeSync } from "./report.ts";

@@ -1,5 +1,5 @@
 // The words every ingestion prints for what it changed.
-import type { SyncReport } from "../src/documents/sync.ts";
+import type { SyncReport } from "../src/sync-report.ts";
 
 /**
  * What a sync changed, counted: the start of every ingestion's summary line.

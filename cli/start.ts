@@ -3,7 +3,7 @@
 import { spawn } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { siteFor } from "../src/documents/ingest.ts";
+import { siteFor } from "../src/documents/ingest/prepare-pages.ts";
 import { DEFAULT_CORPUS } from "../src/documents/default-corpus.ts";
 import { describeDocsIngest, ingestDocsFolder } from "./ingest-docs.ts";
 import { loadDefaultLibrary } from "./ingest-library.ts";

@@ -3,7 +3,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { DEFAULT_CORPUS } from "../src/documents/default-corpus.ts";
-import { siteFor } from "../src/documents/ingest.ts";
+import { siteFor } from "../src/documents/ingest/prepare-pages.ts";
 import { ingestDocsFolder } from "../cli/ingest-docs.ts";
 import { applyLocalMigrations, withLocalEnv } from "../cli/local-env.ts";
 import type { EvalCorpus } from "./questions.ts";

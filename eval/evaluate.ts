@@ -1,5 +1,6 @@
 // Runs a question set through the real tools and the plain baseline, and scores both.
-import { NO_GROUNDED_ANSWER } from "../src/documents/answer.ts";
+import { NO_GROUNDED_ANSWER, type AnswerWeights } from "../src/documents/answer/answer-query.ts";
+import { ReadConsistency } from "../src/d1/sessions.ts";
 import { answerQueryTool } from "../src/tools/answer-query.ts";
 import { searchDocumentsTool } from "../src/tools/search-documents.ts";
 import { baselineSearch, buildBaselineIndex } from "./baseline.ts";
@@ -31,14 +32,17 @@ export interface EvaluationRun {
 /**
  * Asks every question of `questions` through the real search_documents and
  * answer_query tools, and through the plain BM25 baseline over the same
- * chunks (built in the same database). `env` must hold the ingested corpus.
+ * chunks (built in the same database). `env` must hold the ingested corpus;
+ * `weights` (eval:tune's variants) replace the product's defaults.
  */
-export async function evaluate(env: Env, questions: readonly Question[], options: { answers?: boolean } = {}): Promise<EvaluationRun> {
+export async function evaluate(env: Env, questions: readonly Question[], options: { answers?: boolean; weights?: AnswerWeights } = {}): Promise<EvaluationRun> {
   await buildBaselineIndex(env.DB);
+  // Each call reads on its own, as it would without a context; the weights ride along.
+  const context = () => ({ reads: new ReadConsistency(), ...(options.weights ? { weights: options.weights } : {}) });
   const almanac: QuestionOutcome[] = [];
   const baseline: QuestionOutcome[] = [];
   for (const question of questions) {
-    const search = await searchDocumentsTool.run(env, { query: question.query, pageSize: DEPTH });
+    const search = await searchDocumentsTool.run(env, { query: question.query, pageSize: DEPTH }, context());
     const ranked = search.structured.results.map((hit) => hit.parent);
     const outcome: QuestionOutcome = {
       id: question.id,
@@ -49,7 +53,7 @@ export async function evaluate(env: Env, questions: readonly Question[], options
       factInTopChunk: question.fact ? containsFact(search.structured.results[0]?.content ?? "", question.fact) : null,
     };
     if (options.answers !== false) {
-      const { structured } = await answerQueryTool.run(env, { query: question.query });
+      const { structured } = await answerQueryTool.run(env, { query: question.query }, context());
       outcome.answer = {
         answered: structured.answerText !== NO_GROUNDED_ANSWER,
         referenceHit: structured.references.some((name) => question.relevant.includes(name)),

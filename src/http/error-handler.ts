@@ -1,22 +1,35 @@
-import type { ErrorHandler } from "hono";
+import type { Context, ErrorHandler } from "hono";
 import { HTTPException } from "hono/http-exception";
-import { toAlmanacError } from "../errors.ts";
-import { refusal } from "./refusal.ts";
+import { type AlmanacError, toAlmanacError } from "../errors.ts";
+import { logInternalFault } from "./internal-faults.ts";
+import { refusal, refusalOptions } from "./refusal.ts";
 
 /**
- * The app's one answer to anything a route or middleware throws. An
- * AlmanacError answers with its HTTP status and public message; anything else
- * is logged and answered 500 INTERNAL without its details. On /mcp (where
- * `readJsonRpcMessage` ran) the body is a JSON-RPC error for the request's
- * ids, elsewhere Google's error body.
+ * A transport's onError, from how it answers an AlmanacError: hono's own
+ * HTTPException keeps the response it carries; anything else becomes an
+ * AlmanacError (an unexpected throw is INTERNAL, its details logged once,
+ * never shown) and is answered in the transport's format.
+ *
+ * @example mcp.onError(errorHandlerAnswering((error, c) => refusal("json-rpc", error, …)));
+ */
+export function errorHandlerAnswering(
+  answer: (error: AlmanacError, c: Context<{ Bindings: Env }>) => Response | Promise<Response>,
+): ErrorHandler<{ Bindings: Env }> {
+  return (thrown, c) => {
+    // hono's own middleware throw HTTPException with the response they mean.
+    if (thrown instanceof HTTPException) return thrown.getResponse();
+    const error = toAlmanacError(thrown);
+    logInternalFault(`${c.req.method} ${c.req.path}`, error);
+    return answer(error, c);
+  };
+}
+
+/**
+ * The answer in Google's error body, `{ error: { code, message, status } }`,
+ * with the error's status (or the more precise 405/413/414 a RefusalError
+ * carries) and headers: the REST facade's onError and the app's own, for
+ * /healthz and paths nothing serves.
  *
  * @example app.onError(errorHandler);
  */
-export const errorHandler: ErrorHandler<{ Bindings: Env }> = (thrown, c) => {
-  // hono's own middleware throw HTTPException with the response they mean.
-  if (thrown instanceof HTTPException) return thrown.getResponse();
-  const error = toAlmanacError(thrown);
-  if (error.status === "INTERNAL") console.error(`${c.req.method} ${c.req.path} failed:`, error.detail ?? error.message);
-  const message = c.get("jsonRpcMessage");
-  return message ? refusal("json-rpc", error, { ids: message.requestIds, batch: message.batch }) : refusal("google", error);
-};
+export const errorHandler: ErrorHandler<{ Bindings: Env }> = errorHandlerAnswering((error) => refusal("google", error, refusalOptions(error)));

@@ -1,4 +1,4 @@
-import { type AlmanacError, HTTP_STATUS } from "../errors.ts";
+import { AlmanacError, HTTP_STATUS } from "../errors.ts";
 
 /**
  * How a refused HTTP request is answered: `json-rpc` on /mcp (MCP clients
@@ -28,6 +28,27 @@ export interface RefusalOptions {
    * message that is not valid JSON-RPC, -32602 for bad params); otherwise -32000.
    */
   jsonRpcCode?: number;
+}
+
+/**
+ * An AlmanacError whose answer HTTP or JSON-RPC says more precisely than its
+ * status: a 405, 413 or 414, a JSON-RPC code, the ids it answers. Guards
+ * throw it like any AlmanacError; the transport's error handler answers it.
+ *
+ * @example throw new RefusalError(new AlmanacError("INVALID_ARGUMENT", "the body is over 16384 bytes"), { httpStatus: 413 });
+ */
+export class RefusalError extends AlmanacError {
+  readonly refusal: RefusalOptions;
+
+  constructor(error: AlmanacError, refusal: RefusalOptions) {
+    super(error.status, error.message, error.detail, { headers: error.headers, data: error.data });
+    this.refusal = refusal;
+  }
+}
+
+/** The refusal options a thrown error carries (none for a plain AlmanacError). */
+export function refusalOptions(error: AlmanacError): RefusalOptions {
+  return error instanceof RefusalError ? error.refusal : {};
 }
 
 /**

@@ -1,4 +1,5 @@
-import type { SyncReport } from "../documents/sync.ts";
+import type { SyncReport } from "../sync-report.ts";
+import { planBatches, utf8Bytes, type StatementGroup } from "../d1/batches.ts";
 import type { D1Reader } from "../d1/sessions.ts";
 import { sha256Hex } from "../hash.ts";
 import { splitEntry, type EntryBody, type EntryMetadata, type LibraryEntry } from "./entry.ts";
@@ -107,7 +108,7 @@ interface LibrarySyncPlan {
   report: LibrarySyncReport;
   /** 1. KV values nobody reads yet (new body keys). */
   puts: { key: string; value: string }[];
-  /** 2. One atomic D1 batch switching the rows. */
+  /** 2. The D1 statements switching the rows, one per entry, removals last. */
   statements: PlannedStatement[];
   /** 3. KV values no row names any more. */
   deletes: string[];
@@ -228,6 +229,15 @@ async function inBatches<T>(items: readonly T[], work: (item: T) => Promise<unkn
   for (let i = 0; i < items.length; i += KV_CONCURRENCY) await Promise.all(items.slice(i, i + KV_CONCURRENCY).map(work));
 }
 
+/** Runs the planned statements in batches within D1's limits; each entry's row is one statement, so no batch holds half an entry. */
+async function switchRows(db: D1Database, statements: readonly PlannedStatement[]): Promise<void> {
+  const groups: StatementGroup<D1PreparedStatement>[] = statements.map(({ sql, params }) => ({
+    statements: [db.prepare(sql).bind(...params)],
+    bytes: params.reduce<number>((sum, param) => sum + (typeof param === "string" ? utf8Bytes(param) : 8), 0),
+  }));
+  for (const batch of planBatches(groups)) await db.batch(batch);
+}
+
 /** A sync's report and every id the index holds after it, any library's: what `related` ids must resolve to. */
 export interface LibrarySyncOutcome {
   report: LibrarySyncReport;
@@ -237,8 +247,11 @@ export interface LibrarySyncOutcome {
 /**
  * Makes `library` hold `entries` in D1 and KV (see planLibrarySync for the
  * rules). New bodies are written first under fresh keys, then the rows switch
- * in one atomic D1 batch, then unreferenced bodies are deleted: a failure at
- * any step leaves every entry served whole, old or new.
+ * in D1 batches planned within D1's limits (d1/batches.ts, as documents are
+ * written), then unreferenced bodies are deleted: a failure at any step
+ * leaves every entry served whole, old or new. A sync that fits one batch
+ * switches all or nothing; a larger one switches batch by batch, removals
+ * last, and running it again writes only what is still missing.
  */
 export async function syncLibrary(
   bindings: LibraryBindings,
@@ -260,9 +273,7 @@ export async function syncLibraryWithIds(
   const existing = await listExistingEntries(bindings.DB);
   const plan = planLibrarySync(existing, library, hashed, { ...options, now: options.now ?? new Date() });
   await inBatches(plan.puts, ({ key, value }) => bindings.TEMPLATES.put(key, value));
-  if (plan.statements.length > 0) {
-    await bindings.DB.batch(plan.statements.map(({ sql, params }) => bindings.DB.prepare(sql).bind(...params)));
-  }
+  await switchRows(bindings.DB, plan.statements);
   await inBatches(plan.deletes, (key) => bindings.TEMPLATES.delete(key));
   const { report } = plan;
   // Updated, unchanged and kept ids were already rows; only additions and removals change the set.

@@ -78,7 +78,7 @@ function watchEventStream(response: Response, ids: readonly JsonRpcId[], deadlin
   let pendingText = "";
   let timer: ReturnType<typeof setTimeout> | null = null;
   const finish = () => {
-    clearTimeout(timer ?? undefined);
+    if (timer !== null) clearTimeout(timer);
     settle(answered);
   };
   const transform = new TransformStream<Uint8Array, Uint8Array>({

@@ -1,6 +1,6 @@
 import type { MiddlewareHandler } from "hono";
 import { AlmanacError } from "../errors.ts";
-import { type JsonRpcId, refusal } from "../http/refusal.ts";
+import { type JsonRpcId, RefusalError } from "../http/refusal.ts";
 import { type InspectedBody, inspectJsonRpcBody } from "./json-rpc.ts";
 
 declare module "hono" {
@@ -30,7 +30,7 @@ export const MAX_MESSAGE_BYTES = 4 * 1024 * 1024;
  * answer_query calls. The body is read from a clone: the transport reads the
  * original.
  *
- * @example app.use("/mcp", originGuard(), readJsonRpcMessage(), authenticateCaller(), mcpAnswerQuota());
+ * @example mcp.use("/mcp", mcpOriginGuard(), readJsonRpcMessage(), authenticateCaller(), mcpAnswerQuota());
  */
 export function readJsonRpcMessage(): MiddlewareHandler<{ Bindings: Env }> {
   return async (c, next) => {
@@ -40,21 +40,21 @@ export function readJsonRpcMessage(): MiddlewareHandler<{ Bindings: Env }> {
     }
     const declared = Number.parseInt(c.req.header("content-length") ?? "", 10);
     const body = declared > MAX_MESSAGE_BYTES ? null : await readAtMost(c.req.raw.clone(), MAX_MESSAGE_BYTES);
-    if (body === null) return messageTooLarge();
+    if (body === null) throw messageTooLarge();
     const headers = { protocolVersion: c.req.header("mcp-protocol-version"), method: c.req.header("mcp-method"), name: c.req.header("mcp-name") };
     c.set("jsonRpcMessage", inspectJsonRpcBody(body, headers));
     await next();
   };
 }
 
-function messageTooLarge(): Response {
+function messageTooLarge(): RefusalError {
   const error = new AlmanacError(
     "INVALID_ARGUMENT",
     `the JSON-RPC message is larger than ${MAX_MESSAGE_BYTES} bytes (4 MiB), the most this MCP server accepts; send a smaller message, or split a batch into several requests`,
     undefined,
     { data: { maxBytes: MAX_MESSAGE_BYTES } },
   );
-  return refusal("json-rpc", error, { httpStatus: 413 });
+  return new RefusalError(error, { httpStatus: 413 });
 }
 
 /** The body as text, or null as soon as it proves longer than `limit` bytes (the rest is never read). */

@@ -4,7 +4,9 @@
 // eras list and run the same tools and resources, with the same errors.
 import { z } from "zod";
 import { ReadConsistency } from "../d1/sessions.ts";
-import { AlmanacError, toAlmanacError } from "../errors.ts";
+import { type AlmanacError, toAlmanacError } from "../errors.ts";
+import { checkedArguments } from "../http/arguments.ts";
+import { logInternalFault } from "../http/internal-faults.ts";
 import type { AnyToolDefinition } from "../tools/define.ts";
 import {
   DOCUMENT_TEMPLATE,
@@ -165,14 +167,12 @@ function jsonSchema(schema: z.ZodObject, io: "input" | "output"): ObjectSchema {
  * its status; unexpected errors are logged, never shown.
  */
 async function callTool(env: Env, tool: AnyToolDefinition, args: Record<string, unknown> | undefined, reads: ReadConsistency): Promise<ToolResult> {
-  const parsed = await z.strictObject(tool.inputSchema).safeParseAsync(args ?? {}, { reportInput: true });
-  if (!parsed.success) return toolError(new AlmanacError("INVALID_ARGUMENT", describeIssues(parsed.error.issues)));
   try {
-    const output = await tool.run(env, parsed.data, { reads });
+    const output = await tool.run(env, checkedArguments(z.strictObject(tool.inputSchema), args ?? {}), { reads });
     return { content: [{ type: "text", text: output.text }], structuredContent: output.structured as Record<string, unknown> };
   } catch (thrown) {
     const error = toAlmanacError(thrown);
-    if (error.status === "INTERNAL") console.error(`${tool.name} failed`, error.detail);
+    logInternalFault(tool.name, error);
     return toolError(error);
   }
 }
@@ -181,43 +181,11 @@ function toolError(error: AlmanacError): ToolResult {
   return { isError: true, content: [{ type: "text", text: error.toText() }] };
 }
 
-/**
- * One sentence per problem, naming the field unless the message already
- * starts with it. A field of the wrong type gets that one sentence: zod
- * still runs the field's other checks (a string has a length too), whose
- * messages would then be false.
- */
-function describeIssues(issues: readonly z.core.$ZodIssue[]): string {
-  const key = (issue: z.core.$ZodIssue) => issue.path.map(String).join(".");
-  const mistyped = new Set(issues.filter((issue) => issue.code === "invalid_type").map(key));
-  return issues
-    .filter((issue) => issue.code === "invalid_type" || !mistyped.has(key(issue)))
-    .map((issue) => {
-      if (issue.code === "unrecognized_keys") return `unknown argument ${issue.keys.map((name) => `"${name}"`).join(", ")}; see the tool's input schema`;
-      const field = key(issue);
-      const message = issue.code === "invalid_type" ? `expected ${withArticle(issue.expected)}, not ${withArticle(jsonType(issue.input))}` : issue.message;
-      return field && !message.startsWith(field.split(".")[0] ?? "") ? `${field}: ${message}` : message;
-    })
-    .join("; ");
-}
-
-/** The JSON name of a value's type, as a client that sent it would say it. */
-function jsonType(value: unknown): string {
-  if (value === null) return "null";
-  if (Array.isArray(value)) return "array";
-  return typeof value === "bigint" ? "number" : typeof value;
-}
-
-/** "array" → "an array", "string" → "a string". */
-function withArticle(type: string): string {
-  return /^[aeiou]/.test(type) ? `an ${type}` : `a ${type}`;
-}
-
 /** A domain refusal of a method's parameters (a bad cursor, an unknown uri) as JSON-RPC -32602, with its data. */
 function asInvalidParams(thrown: unknown): never {
   const error = toAlmanacError(thrown);
   if (error.status === "INTERNAL") {
-    console.error("an MCP resource method failed", error.detail);
+    logInternalFault("an MCP resource method", error);
     throw new McpMethodError(INTERNAL_ERROR, error.toText(), { status: error.status });
   }
   throw new McpMethodError(INVALID_PARAMS, error.toText(), { status: error.status, ...error.data });

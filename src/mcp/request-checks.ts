@@ -3,7 +3,7 @@
 // its limits, and a malformed request gets a prompt 4xx that says what is wrong.
 import type { MiddlewareHandler } from "hono";
 import { AlmanacError } from "../errors.ts";
-import { type JsonRpcId, refusal } from "../http/refusal.ts";
+import { type JsonRpcId, RefusalError } from "../http/refusal.ts";
 
 /**
  * The limits, and why. The agents library keeps each 2025-era POST's request
@@ -51,8 +51,9 @@ const INVALID_PARAMS = -32602;
  * library's own WebSocket route must not be reachable from outside), and the
  * shape of an Mcp-Session-Id. A CORS preflight is answered here (204): the
  * origin guard in front has already decided whether its origin may call.
+ * Refusals are thrown, and the /mcp onError answers them as JSON-RPC errors.
  *
- * @example app.use("/mcp", originGuard(), checkMcpRequest(), readJsonRpcMessage(), checkJsonRpcMessages());
+ * @example mcp.use("/mcp", mcpOriginGuard(), checkMcpRequest(), readJsonRpcMessage(), checkJsonRpcMessages());
  */
 export function checkMcpRequest(): MiddlewareHandler<{ Bindings: Env }> {
   return async (c, next) => {
@@ -64,21 +65,20 @@ export function checkMcpRequest(): MiddlewareHandler<{ Bindings: Env }> {
       const error = new AlmanacError("INVALID_ARGUMENT", `${method} is not served at /mcp; MCP's Streamable HTTP uses POST (messages), GET (a 2025-era session's stream) and DELETE (ending that session)`, undefined, {
         headers: { Allow: ALLOWED_METHODS },
       });
-      return refusal("json-rpc", error, { httpStatus: 405 });
+      throw new RefusalError(error, { httpStatus: 405 });
     }
     const urlBytes = new TextEncoder().encode(c.req.url).byteLength;
     if (urlBytes > MCP_REQUEST_LIMITS.urlBytes) {
       const error = new AlmanacError("INVALID_ARGUMENT", `the URL is ${urlBytes} bytes long; /mcp accepts at most ${MCP_REQUEST_LIMITS.urlBytes}: send the API key in a header, and nothing else in the query string`);
-      return refusal("json-rpc", error, { httpStatus: 414 });
+      throw new RefusalError(error, { httpStatus: 414 });
     }
     if (c.req.header("upgrade") !== undefined) {
-      const error = new AlmanacError("INVALID_ARGUMENT", "/mcp speaks MCP's Streamable HTTP, not WebSocket; send the request again without an Upgrade header");
-      return refusal("json-rpc", error);
+      throw new AlmanacError("INVALID_ARGUMENT", "/mcp speaks MCP's Streamable HTTP, not WebSocket; send the request again without an Upgrade header");
     }
     const sessionId = c.req.header("mcp-session-id");
     if (sessionId !== undefined && !isWellFormedSessionId(sessionId)) {
       const error = new AlmanacError("NOT_FOUND", "no MCP session has this Mcp-Session-Id (it is not one this server issues); start a new session with initialize");
-      return refusal("json-rpc", error, { jsonRpcCode: -32001 });
+      throw new RefusalError(error, { jsonRpcCode: -32001 });
     }
     await next();
   };
@@ -107,8 +107,9 @@ export function checkJsonRpcMessages(): MiddlewareHandler<{ Bindings: Env }> {
     if (c.req.method !== "POST" || !(inspected?.era === "legacy" || eraUnknown)) return next();
     const problem = messageProblem(inspected.parsed);
     if (problem) {
+      // Answered for the offending message alone, not every id in the batch.
       const error = new AlmanacError("INVALID_ARGUMENT", problem.message);
-      return refusal("json-rpc", error, { ids: problem.id === undefined ? [] : [problem.id], jsonRpcCode: problem.code });
+      throw new RefusalError(error, { ids: problem.id === undefined ? [] : [problem.id], batch: false, jsonRpcCode: problem.code });
     }
     const messages = Array.isArray(inspected.parsed) ? inspected.parsed : [inspected.parsed];
     if (messages.every((message) => isResponse(message as Record<string, unknown>))) return c.body(null, 202);

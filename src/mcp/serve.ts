@@ -12,7 +12,7 @@ import { serveStateless } from "./stateless.ts";
  * its era, within the deadline, and leaves `mcpAnswered` (which requests got
  * a real answer) for the quota gate's refunds.
  *
- * @example app.all("/mcp", mcpEndpoint());
+ * @example mcp.all("/mcp", mcpEndpoint());
  */
 export function mcpEndpoint(): Handler<{ Bindings: Env }> {
   return async (c) => {

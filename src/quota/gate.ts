@@ -1,6 +1,7 @@
-// The answer_query quota gate, transport-free: charge a caller, describe the
-// outcome in RateLimit-* headers, and explain a refusal. The /mcp middleware
-// (answer-quota.ts) is a thin layer over these, and so is the REST one.
+// The answer_query quota, transport-free: charge a caller, describe the
+// outcome in RateLimit-* headers, and explain a refusal. The edge's gate
+// (src/http/answer-quota.ts) is the one middleware over these; /mcp, /v1
+// and the landing page each adapt it in a few lines.
 import { type Caller, callerIdentity } from "../auth/caller.ts";
 import { AlmanacError } from "../errors.ts";
 import { type AnswerLimits, type QuotaConfig, answerLimits } from "./limits.ts";

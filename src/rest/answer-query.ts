@@ -3,13 +3,15 @@
 import { readSession } from "../d1/sessions.ts";
 import type { Context, MiddlewareHandler } from "hono";
 import { bodyLimit } from "hono/body-limit";
-import { answerWithSources } from "../documents/answer.ts";
-import { compileFilter } from "../documents/filter.ts";
-import { findContentLengths } from "../documents/store.ts";
+import { answerWithSources } from "../documents/answer/answer-query.ts";
+import { compileFilter } from "../documents/search/filter.ts";
+import { findContentLengths } from "../documents/read/stored-documents.ts";
 import { AlmanacError } from "../errors.ts";
-import { refusal } from "../http/refusal.ts";
+import { checkedArguments } from "../http/arguments.ts";
+import { answerQuota } from "../http/answer-quota.ts";
+import { RefusalError } from "../http/refusal.ts";
 import { filterField, queryField } from "../tools/document-fields.ts";
-import { checked, readParameters, type RestMethod, type SystemParameters } from "./parameters.ts";
+import { readParameters, type RestMethod, type SystemParameters } from "./parameters.ts";
 import { answerResponse } from "./resources.ts";
 import { respond } from "./respond.ts";
 
@@ -49,8 +51,9 @@ const MAX_BODY_BYTES = 16 * 1024;
 export function answerQueryBodyLimit(): MiddlewareHandler<{ Bindings: Env }> {
   return bodyLimit({
     maxSize: MAX_BODY_BYTES,
-    onError: () =>
-      refusal("google", new AlmanacError("INVALID_ARGUMENT", `the request body is over ${MAX_BODY_BYTES} bytes; an AnswerQueryRequest is ${EXAMPLE_BODY}`), { httpStatus: 413 }),
+    onError: () => {
+      throw new RefusalError(new AlmanacError("INVALID_ARGUMENT", `the request body is over ${MAX_BODY_BYTES} bytes; an AnswerQueryRequest is ${EXAMPLE_BODY}`), { httpStatus: 413 });
+    },
   });
 }
 
@@ -71,8 +74,8 @@ export function readAnswerQueryRequest(): MiddlewareHandler<{ Bindings: Env }> {
     // proto3 JSON: null is the field's default, as if it were absent.
     if (body.query === undefined || body.query === null) throw new AlmanacError("INVALID_ARGUMENT", `query is required; send ${EXAMPLE_BODY}`);
     const request: AnswerQueryRequest = {
-      query: checked(queryField, stringField(body.query, "query")),
-      filter: body.filter === undefined || body.filter === null || body.filter === "" ? undefined : checked(filterField, stringField(body.filter, "filter")),
+      query: checkedArguments(queryField, stringField(body.query, "query")),
+      filter: body.filter === undefined || body.filter === null || body.filter === "" ? undefined : checkedArguments(filterField, stringField(body.filter, "filter")),
     };
     // An invalid filter is refused here, before any quota is charged.
     compileFilter(request.filter);
@@ -96,6 +99,17 @@ function parseBody(text: string): Record<string, unknown> {
 function stringField(value: unknown, name: string): string {
   if (typeof value !== "string") throw new AlmanacError("INVALID_ARGUMENT", `${name} must be a string, not ${Array.isArray(value) ? "an array" : typeof value}`);
   return value;
+}
+
+/**
+ * The answer_query quota for POST /v1:answerQuery: every request is one
+ * answer, charged to the same counter as MCP answer_query; a refusal is
+ * Google's error body (`RESOURCE_EXHAUSTED`, 429).
+ *
+ * @example rest.post("/v1:answerQuery", readAnswerQueryRequest(), restAnswerQuota(), answerQuery);
+ */
+export function restAnswerQuota(): MiddlewareHandler<{ Bindings: Env }> {
+  return answerQuota({ calls: () => 1 });
 }
 
 /** The grounded answer answer_query gives, with each reference as the chunk it draws on. */

@@ -2,9 +2,9 @@
 // from the same store and with the same all-or-nothing NOT_FOUND as get_documents.
 import { readSession } from "../d1/sessions.ts";
 import type { Context } from "hono";
-import { getDocuments, MAX_NAMES_PER_GET } from "../documents/get.ts";
+import { getDocuments, MAX_NAMES_PER_GET } from "../documents/read/get-documents.ts";
 import { documentNameProblem } from "../documents/names.ts";
-import type { StoredDocument } from "../documents/store.ts";
+import type { StoredDocument } from "../documents/document.ts";
 import { AlmanacError } from "../errors.ts";
 import { optionalValue, readParameters, type RestMethod } from "./parameters.ts";
 import { DEFAULT_GET_VIEW, documentMessage, documentView } from "./resources.ts";

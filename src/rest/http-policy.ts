@@ -6,9 +6,8 @@ import { cors } from "hono/cors";
 import { etag, RETAINED_304_HEADERS } from "hono/etag";
 import type { Caller } from "../auth/caller.ts";
 import { AlmanacError } from "../errors.ts";
-import { hostRefusal, originIsAllowed } from "../http/browser-origins.ts";
-import { refusal } from "../http/refusal.ts";
-import { enabledTools } from "../tools/index.ts";
+import { browserOriginGuard } from "../http/origin-guard.ts";
+import { RefusalError } from "../http/refusal.ts";
 
 /** What a browser script may send and read: keys, JSON bodies, revalidation, and the quota's headers. */
 const CORS_ALLOW_HEADERS = ["Authorization", "Content-Type", "If-None-Match", "X-Goog-Api-Key", "X-Goog-Api-Client"];
@@ -17,32 +16,32 @@ const CORS_EXPOSE_HEADERS = ["ETag", "Retry-After", "RateLimit-Limit", "RateLimi
 const CORS_MAX_AGE_SECONDS = 600;
 
 /**
- * Browser access under the same rules as /mcp: a Host outside ALLOWED_HOSTS
- * (DNS rebinding) or an Origin that is neither the server's own nor in
- * ALLOWED_ORIGINS is refused with 403 PERMISSION_DENIED before anything is
- * read or charged (a cross-site form post needs no preflight, and would
- * otherwise spend the visitor's answerQuery quota). Allowed origins get CORS
- * headers, on errors too, so a page can read why it was refused.
+ * Browser access under the same rules as /mcp and the landing page
+ * (src/http/origin-guard.ts): a foreign Host or Origin is refused with 403
+ * PERMISSION_DENIED before anything is read or charged.
  *
- * @example rest.use("/v1/*", restCors());
+ * @example rest.use("/v1/*", restOriginGuard(), restCors());
+ */
+export function restOriginGuard(): MiddlewareHandler<{ Bindings: Env }> {
+  return browserOriginGuard(
+    (origin) => `Origin "${origin.slice(0, 100)}" may not call this server; its operator can allow it by adding it to ALLOWED_ORIGINS`,
+  );
+}
+
+/**
+ * CORS headers for the origins `restOriginGuard` let through, on errors
+ * too, so a page can read why it was refused.
+ *
+ * @example rest.use("/v1/*", restOriginGuard(), restCors());
  */
 export function restCors(): MiddlewareHandler<{ Bindings: Env }> {
-  const headers = cors({
+  return cors({
     origin: (origin) => origin,
     allowMethods: ["GET", "HEAD", "POST"],
     allowHeaders: CORS_ALLOW_HEADERS,
     exposeHeaders: CORS_EXPOSE_HEADERS,
     maxAge: CORS_MAX_AGE_SECONDS,
   });
-  return async (c, next) => {
-    const badHost = hostRefusal(c.env, c.req.raw);
-    if (badHost) throw new AlmanacError("PERMISSION_DENIED", badHost);
-    const origin = c.req.header("origin");
-    if (origin !== undefined && !originIsAllowed(c.env, origin, c.req.raw)) {
-      throw new AlmanacError("PERMISSION_DENIED", `Origin "${origin.slice(0, 100)}" may not call this server; its operator can allow it by adding it to ALLOWED_ORIGINS`);
-    }
-    return headers(c, next);
-  };
 }
 
 /**
@@ -89,21 +88,6 @@ export function restEtag(): MiddlewareHandler {
 }
 
 /**
- * Refuses a method whose MCP tool ENABLED_TOOLS leaves out, with 403
- * PERMISSION_DENIED (as Google answers for an API that is not enabled).
- *
- * @example rest.post("/v1:answerQuery", requireTool("answer_query"), …);
- */
-export function requireTool(tool: string): MiddlewareHandler<{ Bindings: Env }> {
-  return async (c, next) => {
-    if (!enabledTools(c.env.ENABLED_TOOLS).some((enabled) => enabled.name === tool)) {
-      throw new AlmanacError("PERMISSION_DENIED", `this method is turned off on this server: its operator left ${tool} out of ENABLED_TOOLS`);
-    }
-    await next();
-  };
-}
-
-/**
  * 405 for a path the API has, asked with a method it does not serve there,
  * with Allow naming the one it does.
  *
@@ -111,12 +95,10 @@ export function requireTool(tool: string): MiddlewareHandler<{ Bindings: Env }> 
  */
 export function methodNotAllowed(allowed: "GET" | "POST"): Handler<{ Bindings: Env }> {
   const allow = allowed === "GET" ? "GET, HEAD" : "POST";
-  return (c) =>
-    refusal(
-      "google",
-      new AlmanacError("UNIMPLEMENTED", `${c.req.method} is not served on ${c.req.path}; use ${allowed}`, undefined, { headers: { Allow: allow } }),
-      { httpStatus: 405 },
-    );
+  return (c) => {
+    const error = new AlmanacError("UNIMPLEMENTED", `${c.req.method} is not served on ${c.req.path}; use ${allowed}`, undefined, { headers: { Allow: allow } });
+    throw new RefusalError(error, { httpStatus: 405 });
+  };
 }
 
 /** The REST methods, for the 404 that lists them. */

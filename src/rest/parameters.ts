@@ -3,6 +3,7 @@
 // clear INVALID_ARGUMENT for anything else.
 import type { z } from "zod";
 import { AlmanacError } from "../errors.ts";
+import { checkedArguments } from "../http/arguments.ts";
 import { parseFieldMask, type FieldMask } from "./field-mask.ts";
 
 /** What a REST method reads from the query string. */
@@ -101,21 +102,14 @@ function readSystemParameter(name: string, value: string, system: SystemParamete
 /** The one value of an optional parameter, checked by `schema` (the MCP tools' own field schemas). */
 export function optionalValue(parameters: MethodParameters, name: string, schema?: z.ZodType<string | undefined>): string | undefined {
   const value = parameters.get(name)?.[0];
-  return schema ? checked(schema, value) : value;
+  return schema ? checkedArguments(schema, value) : value;
 }
 
 /** The one value of a required parameter; absent or empty is INVALID_ARGUMENT. */
 export function requiredValue(parameters: MethodParameters, name: string, schema: z.ZodType<string | undefined>, hint: string): string {
   const value = parameters.get(name)?.[0];
   if (value === undefined) throw new AlmanacError("INVALID_ARGUMENT", `${name} is required; ${hint}`);
-  return checked(schema, value) as string;
-}
-
-/** `value` if `schema` accepts it, else INVALID_ARGUMENT with the schema's own message. */
-export function checked<T>(schema: z.ZodType<T>, value: unknown): T {
-  const result = schema.safeParse(value);
-  if (!result.success) throw new AlmanacError("INVALID_ARGUMENT", result.error.issues[0]?.message ?? "invalid argument");
-  return result.data;
+  return checkedArguments(schema, value) as string;
 }
 
 /** The largest int32, the wire type of Google's integer parameters. */

@@ -1,8 +1,8 @@
 // Almanac's documents, chunks and answers as the messages of Google's
 // Developer Knowledge API v1 (the discovery document's `schemas`).
-import type { SourcedAnswer } from "../documents/answer.ts";
-import type { SearchResult } from "../documents/search.ts";
-import type { ChunkHit, DocumentSummary } from "../documents/store.ts";
+import type { SourcedAnswer } from "../documents/answer/answer-query.ts";
+import type { SearchResult } from "../documents/search/search-documents.ts";
+import type { ChunkHit, DocumentSummary } from "../documents/document.ts";
 import { AlmanacError } from "../errors.ts";
 
 /** DocumentView, in the discovery document's order (its enum numbers are the indexes). */

@@ -1,11 +1,12 @@
 // The REST facade: Google's Developer Knowledge API v1, served from the same
 // domain functions as the MCP tools (SPEC 5).
 import { Hono } from "hono";
-import { authenticateCaller } from "../auth/authenticate.ts";
-import { restAnswerQuota } from "../quota/answer-quota.ts";
-import { answerQuery, answerQueryBodyLimit, readAnswerQueryRequest } from "./answer-query.ts";
+import { authenticateCaller } from "../http/authenticate.ts";
+import { errorHandler } from "../http/error-handler.ts";
+import { requireTool as requireToolFor } from "../http/require-tool.ts";
+import { answerQuery, answerQueryBodyLimit, readAnswerQueryRequest, restAnswerQuota } from "./answer-query.ts";
 import { batchGetDocuments, getDocument } from "./get-documents.ts";
-import { methodNotAllowed, requireTool, restCaching, restCors, restEtag, restNotFound } from "./http-policy.ts";
+import { methodNotAllowed, restCaching, restCors, restEtag, restNotFound, restOriginGuard } from "./http-policy.ts";
 import { searchDocumentChunks } from "./search-document-chunks.ts";
 
 /**
@@ -13,13 +14,16 @@ import { searchDocumentChunks } from "./search-document-chunks.ts";
  * `/v1/documents…` and at `/v1:answerQuery` (Google's custom-method colon,
  * which hono takes literally inside a segment). Every request passes the
  * browser rules, the caching rules and the caller check; only answerQuery is
- * charged to the quota, after its body has been checked.
+ * charged to the quota, after its body has been checked. Refusals are
+ * Google's error body (its own onError).
  *
  * @example app.route("/", restApi());
  */
 export function restApi(): Hono<{ Bindings: Env }> {
   const rest = new Hono<{ Bindings: Env }>();
-  for (const path of ["/v1/*", "/v1:*"]) rest.use(path, restCors(), restCaching(), restEtag(), authenticateCaller());
+  rest.onError(errorHandler);
+  const requireTool = (tool: string) => requireToolFor(tool, "method");
+  for (const path of ["/v1/*", "/v1:*"]) rest.use(path, restOriginGuard(), restCors(), restCaching(), restEtag(), authenticateCaller());
 
   rest.get("/v1/documents:searchDocumentChunks", requireTool("search_documents"), searchDocumentChunks);
   rest.all("/v1/documents:searchDocumentChunks", methodNotAllowed("GET"));

@@ -2,8 +2,8 @@
 import { readSession } from "../d1/sessions.ts";
 import type { Context } from "hono";
 import { resultBudget } from "../config.ts";
-import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, searchDocuments } from "../documents/search.ts";
-import { findContentLengths } from "../documents/store.ts";
+import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, searchDocuments } from "../documents/search/search-documents.ts";
+import { findContentLengths } from "../documents/read/stored-documents.ts";
 import { AlmanacError } from "../errors.ts";
 import { filterField, queryField } from "../tools/document-fields.ts";
 import { int32Value, optionalValue, readParameters, requiredValue, type RestMethod } from "./parameters.ts";

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { answerQuery, type Answer } from "../documents/answer.ts";
+import { answerQuery, type Answer } from "../documents/answer/answer-query.ts";
 import { READ_ONLY_ANNOTATIONS, defineTool, reads } from "./define.ts";
 import { filterField, queryField } from "./document-fields.ts";
 
@@ -31,7 +31,7 @@ export const answerQueryTool = defineTool({
   },
   annotations: { title: "Answer a question from the documentation", ...READ_ONLY_ANNOTATIONS },
   async run(env, args, context) {
-    const answer = await reads(context).read(env.DB, (db) => answerQuery(db, args));
+    const answer = await reads(context).read(env.DB, (db) => answerQuery(db, args, context?.weights));
     return { structured: answer, text: formatAnswer(answer) };
   },
 });

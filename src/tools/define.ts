@@ -1,6 +1,7 @@
 import type { ToolAnnotations } from "@modelcontextprotocol/sdk/types.js";
 import type { z } from "zod";
 import { ReadConsistency } from "../d1/sessions.ts";
+import type { AnswerWeights } from "../documents/answer/answer-query.ts";
 import { timed } from "../observability/timings.ts";
 
 /** What a tool hands back: the structured result and its Markdown rendering. */
@@ -17,6 +18,8 @@ export interface ToolOutput<Structured> {
  */
 export interface ToolContext {
   reads: ReadConsistency;
+  /** The weights search and answers use; absent, the product's defaults. Only the evaluation (eval/tune.ts) passes others. */
+  weights?: AnswerWeights;
 }
 
 /**

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { MAX_FILTER_LENGTH } from "../documents/filter.ts";
+import { MAX_FILTER_LENGTH } from "../documents/search/filter.ts";
 
 /** Google's Developer Knowledge tools accept queries of 1–500 characters. */
 export const MAX_QUERY_LENGTH = 500;

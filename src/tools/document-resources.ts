@@ -4,7 +4,7 @@
 import { readOnce } from "../d1/sessions.ts";
 import { AlmanacError } from "../errors.ts";
 import { MAX_DOCUMENT_NAME_LENGTH, documentNameForUri } from "../documents/names.ts";
-import { documentNamesWithPrefix, findDocuments, listDocuments } from "../documents/store.ts";
+import { documentNamesWithPrefix, findDocuments, listDocuments } from "../documents/read/stored-documents.ts";
 
 /** The Markdown media type of every document resource. */
 export const DOCUMENT_MIME_TYPE = "text/markdown";

@@ -1,8 +1,8 @@
 import { z } from "zod";
 import { resultBudget } from "../config.ts";
-import { MAX_NAMES_PER_GET } from "../documents/get.ts";
+import { MAX_NAMES_PER_GET } from "../documents/read/get-documents.ts";
 import { MAX_DOCUMENT_NAME_LENGTH } from "../documents/names.ts";
-import { readDocuments, type DocumentPart, type ReadBudget } from "../documents/read.ts";
+import { readDocuments, type DocumentPart, type ReadBudget } from "../documents/read/read-parts.ts";
 import { READ_ONLY_ANNOTATIONS, defineTool, reads } from "./define.ts";
 
 /** Share of the budget one part of a long page takes. */

@@ -34,6 +34,16 @@ export function enabledTools(enabled: string | undefined): readonly AnyToolDefin
   return tools;
 }
 
+/**
+ * Whether ENABLED_TOOLS leaves the tool `name` on: the one question every
+ * transport asks before serving a tool's method, panel or quota.
+ *
+ * @example toolIsEnabled({ ENABLED_TOOLS: "search_documents" }, "answer_query") // false
+ */
+export function toolIsEnabled(env: Pick<Env, "ENABLED_TOOLS">, name: string): boolean {
+  return enabledTools(env.ENABLED_TOOLS).some((tool) => tool.name === name);
+}
+
 function resolveTools(enabled: string): readonly AnyToolDefinition[] {
   const names = commaList(enabled);
   if (names.length === 0) return ALL_TOOLS;

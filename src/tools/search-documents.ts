@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, searchDocuments, type SearchResult } from "../documents/search.ts";
+import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, searchDocuments, type SearchResult } from "../documents/search/search-documents.ts";
 import { resultBudget } from "../config.ts";
 import { READ_ONLY_ANNOTATIONS, defineTool, reads } from "./define.ts";
 import { documentSummarySchema, filterField, queryField } from "./document-fields.ts";
@@ -39,7 +39,7 @@ export const searchDocumentsTool = defineTool({
   },
   annotations: { title: "Search documentation", ...READ_ONLY_ANNOTATIONS },
   async run(env, args, context) {
-    const result = await reads(context).read(env.DB, (db) => searchDocuments(db, { ...args, budgetChars: resultBudget(env) }));
+    const result = await reads(context).read(env.DB, (db) => searchDocuments(db, { ...args, budgetChars: resultBudget(env) }, context?.weights?.ranking));
     return { structured: result, text: formatSearchResult(args.query, result) };
   },
 });

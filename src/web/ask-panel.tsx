@@ -1,5 +1,5 @@
 import type { FC } from "hono/jsx";
-import type { SourcedAnswer } from "../documents/answer.ts";
+import type { SourcedAnswer } from "../documents/answer/answer-query.ts";
 import { sectionLink } from "../tools/search-documents.ts";
 import { type InlinePart, answerParagraphs, inlineMarkdown } from "./citations.ts";
 import type { AskState, PanelError } from "./panel-states.ts";

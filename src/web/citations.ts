@@ -1,4 +1,4 @@
-import type { Answer } from "../documents/answer.ts";
+import type { Answer } from "../documents/answer/answer-query.ts";
 
 /** A stretch of an answer and the references (1-based) whose markers follow it. */
 export interface AnswerSegment {

@@ -3,8 +3,9 @@
 // whole page down with it.
 import { readSession } from "../d1/sessions.ts";
 import type { Caller } from "../auth/caller.ts";
-import { type DataSourceStats, corpusStats } from "../documents/corpus-stats.ts";
+import { type DataSourceStats, corpusStats } from "../documents/read/corpus-stats.ts";
 import { toAlmanacError } from "../errors.ts";
+import { logInternalFault } from "../http/internal-faults.ts";
 import { type ProviderStats, libraryStats } from "../library/library-stats.ts";
 import { type AnswerAllowance, answerAllowance } from "../quota/gate.ts";
 
@@ -45,7 +46,7 @@ async function settle<T>(promise: Promise<T>): Promise<Outcome<T>> {
     return { ok: true, value: await promise };
   } catch (thrown) {
     const error = toAlmanacError(thrown);
-    if (error.status === "INTERNAL") console.error("landing page overview failed:", error.detail ?? error.message);
+    logInternalFault("landing page overview", error);
     return { ok: false, message: error.message };
   }
 }

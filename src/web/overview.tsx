@@ -2,7 +2,7 @@
 // revisions they speak, and the visitor's own answer_query allowance.
 import type { FC } from "hono/jsx";
 import type { Caller } from "../auth/caller.ts";
-import type { DataSourceStats } from "../documents/corpus-stats.ts";
+import type { DataSourceStats } from "../documents/read/corpus-stats.ts";
 import type { ProviderStats } from "../library/library-stats.ts";
 import { formatDuration } from "../quota/gate.ts";
 import type { AnswerAllowance } from "../quota/gate.ts";

@@ -1,5 +1,5 @@
-import type { SourcedAnswer } from "../documents/answer.ts";
-import type { SearchResult } from "../documents/search.ts";
+import type { SourcedAnswer } from "../documents/answer/answer-query.ts";
+import type { SearchResult } from "../documents/search/search-documents.ts";
 import type { AlmanacStatus } from "../errors.ts";
 import type { LibraryEntryView } from "../library/get.ts";
 import type { LibrarySearchResult } from "../library/search.ts";

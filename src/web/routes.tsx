@@ -5,22 +5,23 @@
 import { readSession } from "../d1/sessions.ts";
 import { type Context, type ErrorHandler, Hono, type MiddlewareHandler } from "hono";
 import { bodyLimit } from "hono/body-limit";
-import { HTTPException } from "hono/http-exception";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { type Caller, identifyCaller } from "../auth/caller.ts";
-import { answerWithSources } from "../documents/answer.ts";
-import { compileFilter } from "../documents/filter.ts";
-import { searchDocuments } from "../documents/search.ts";
+import { answerWithSources } from "../documents/answer/answer-query.ts";
+import { compileFilter } from "../documents/search/filter.ts";
+import { searchDocuments } from "../documents/search/search-documents.ts";
 import { AlmanacError, HTTP_STATUS, toAlmanacError } from "../errors.ts";
+import { answerQuota } from "../http/answer-quota.ts";
+import { errorHandlerAnswering } from "../http/error-handler.ts";
+import { browserOriginGuard } from "../http/origin-guard.ts";
+import { requireTool as requireToolFor, toolTurnedOff } from "../http/require-tool.ts";
 import { getQueryLibraryEntry } from "../library/get.ts";
 import { searchQueryLibrary } from "../library/search.ts";
-import { answerQuota } from "../quota/answer-quota.ts";
 import { answerQueryTool } from "../tools/answer-query.ts";
-import { enabledTools } from "../tools/index.ts";
+import { enabledTools, toolIsEnabled } from "../tools/index.ts";
 import { queryLibraryGetTool } from "../tools/query-library-get.ts";
 import { queryLibrarySearchTool } from "../tools/query-library-search.ts";
 import { searchDocumentsTool } from "../tools/search-documents.ts";
-import { browserGuard } from "./browser-guard.ts";
 import { ErrorPage } from "./error-page.tsx";
 import { type Outcome, loadOverview } from "./overview-data.ts";
 import { LandingPage } from "./page.tsx";
@@ -54,7 +55,7 @@ const LIBRARY_HITS = 10;
 export function landingSite(options: LandingOptions): Hono<{ Bindings: Env }> {
   const site = new Hono<{ Bindings: Env }>();
   site.onError(pageForError(options));
-  for (const path of ["/", "/try/*"]) site.use(path, browserGuard());
+  for (const path of ["/", "/try/*"]) site.use(path, landingOriginGuard());
   const form = bodyLimit({
     maxSize: MAX_FORM_BYTES,
     onError: () => {
@@ -87,8 +88,8 @@ export function landingSite(options: LandingOptions): Hono<{ Bindings: Env }> {
       askArguments(c);
       await next();
     },
-    // MCP's own gate: charged before answering, refunded when the answer fails, 429 when spent.
-    answerQuota({ inspect: () => ({ answerQueryCalls: 1 }) }),
+    // The gate /mcp and /v1 use: charged before answering, refunded when the answer fails, 429 when spent.
+    answerQuota({ calls: () => 1 }),
     async (c) => {
       const { input } = tryRequestFor(c, "ask");
       const answer = await answerWithSources(readSession(c.env.DB), askArguments(c));
@@ -98,14 +99,13 @@ export function landingSite(options: LandingOptions): Hono<{ Bindings: Env }> {
 
   site.get("/try/library", readTryRequest("library"), webCaller(), async (c) => {
     const { input } = tryRequestFor(c, "library");
-    const tools = enabledNames(c.env);
     const search =
       input.intent === undefined
         ? undefined
         : await searchQueryLibrary(
             c.env,
             toolArguments(queryLibrarySearchTool, {
-              intent: requireEnabled(tools, queryLibrarySearchTool.name, input.intent),
+              intent: requireEnabled(c.env, queryLibrarySearchTool.name, input.intent),
               provider: input.provider || undefined,
               include_mutations: input.includeMutations,
               limit: LIBRARY_HITS,
@@ -115,7 +115,7 @@ export function landingSite(options: LandingOptions): Hono<{ Bindings: Env }> {
       input.id === undefined
         ? undefined
         : await getQueryLibraryEntry(c.env, {
-            id: requireEnabled(tools, queryLibraryGetTool.name, input.id),
+            id: requireEnabled(c.env, queryLibraryGetTool.name, input.id),
             params: input.params.length > 0 ? entryParams(input.params) : undefined,
           });
     return render(c, { library: { input, search, entry } }, known(c));
@@ -143,16 +143,28 @@ function enabledNames(env: Env): string[] {
   return enabledTools(env.ENABLED_TOOLS).map((tool) => tool.name);
 }
 
-/** PERMISSION_DENIED for a panel whose tool ENABLED_TOOLS leaves out, as the REST facade refuses its method. */
-function requireTool(tool: string): MiddlewareHandler<{ Bindings: Env }> {
-  return async (c, next) => {
-    requireEnabled(enabledNames(c.env), tool, undefined);
-    await next();
-  };
+/**
+ * The browser rules of /mcp and /v1 for the landing page and its forms
+ * (src/http/origin-guard.ts). Browsers send Origin with every POST, so a
+ * form on another site cannot spend a visitor's answer_query quota
+ * (cross-site request forgery); following a link here from anywhere sends
+ * no Origin and still works.
+ */
+function landingOriginGuard(): MiddlewareHandler<{ Bindings: Env }> {
+  return browserOriginGuard(
+    (origin, c) =>
+      `a page on ${origin.slice(0, 100)} may not use this server's forms; open ${new URL(c.req.url).origin} itself, or ask its operator to add that origin to ALLOWED_ORIGINS`,
+  );
 }
 
-function requireEnabled<T>(enabled: readonly string[], tool: string, value: T): T {
-  if (!enabled.includes(tool)) throw new AlmanacError("PERMISSION_DENIED", `this panel is turned off on this server: its operator left ${tool} out of ENABLED_TOOLS`);
+/** PERMISSION_DENIED for a panel whose tool ENABLED_TOOLS leaves out, as the REST facade refuses its method. */
+function requireTool(tool: string): MiddlewareHandler<{ Bindings: Env }> {
+  return requireToolFor(tool, "panel");
+}
+
+/** `value`, once the panel part it is for (its tool) is known to be on. */
+function requireEnabled<T>(env: Env, tool: string, value: T): T {
+  if (!toolIsEnabled(env, tool)) throw toolTurnedOff(tool, "panel");
   return value;
 }
 
@@ -210,10 +222,7 @@ function panelsWithError(request: TryRequest, error: PanelError): PanelStates {
  * oversized form) gets a short page that shows nothing of the server's data.
  */
 function pageForError(options: LandingOptions): ErrorHandler<{ Bindings: Env }> {
-  return async (thrown, c) => {
-    if (thrown instanceof HTTPException) return thrown.getResponse();
-    const error = toAlmanacError(thrown);
-    if (error.status === "INTERNAL") console.error(`${c.req.method} ${c.req.path} failed:`, error.detail ?? error.message);
+  return errorHandlerAnswering(async (error, c) => {
     const status = HTTP_STATUS[error.status];
     const request = c.get("tryRequest");
     if (!request) {
@@ -221,5 +230,5 @@ function pageForError(options: LandingOptions): ErrorHandler<{ Bindings: Env }> 
     }
     const caller: Outcome<Caller> = c.get("caller") ? known(c) : error.status === "UNAUTHENTICATED" ? { ok: false, message: error.message } : await callerOf(c);
     return renderPage(c, options, { panels: panelsWithError(request, { status: error.status, message: error.message }), caller, status, headers: error.headers });
-  };
+  });
 }

@@ -1,5 +1,5 @@
 import type { FC } from "hono/jsx";
-import type { ChunkHit } from "../documents/store.ts";
+import type { ChunkHit } from "../documents/document.ts";
 import { sectionLink } from "../tools/search-documents.ts";
 import type { SearchState } from "./panel-states.ts";
 import { highlightedSnippet, sectionHeading } from "./snippet.ts";

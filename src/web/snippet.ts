@@ -1,6 +1,6 @@
 // What a search hit shows a person: the section it comes from and a short
 // passage of its text with the query's words marked.
-import { queryWords, stem } from "../documents/query-text.ts";
+import { queryWords, stem } from "../documents/search/query-text.ts";
 
 /** A piece of a snippet; `hit` pieces are words of the query. */
 export interface SnippetPart {
@@ -18,7 +18,7 @@ const WORD = /[\p{L}\p{N}]+/gu;
 /**
  * The heading path of a chunk below its page title ("Quotas > Limits"), or
  * "" for the lead of a page. A chunk's content starts with
- * "Title > Heading > …" on its own line (src/documents/chunk.ts).
+ * "Title > Heading > …" on its own line (src/documents/ingest/chunk-page.ts).
  *
  * @example sectionHeading("Filters > Fields\n\nText", "Filters") // "Fields"
  */

@@ -4,6 +4,7 @@
 import type { Context, MiddlewareHandler } from "hono";
 import { z } from "zod";
 import { AlmanacError } from "../errors.ts";
+import { checkedArguments } from "../http/arguments.ts";
 import type { ToolDefinition } from "../tools/define.ts";
 
 /** The search panel's form: GET /try/search. */
@@ -115,8 +116,8 @@ function tryRequestOf(panel: TryRequest["panel"], form: URLSearchParams): TryReq
 }
 
 /**
- * A tool's arguments checked with its own input schema: the first problem
- * is INVALID_ARGUMENT with the schema's message, as MCP clients read it.
+ * A tool's arguments checked with its own input schema, exactly as MCP
+ * checks a call's: INVALID_ARGUMENT naming every problem, unknown fields refused.
  *
  * @example toolArguments(searchDocumentsTool, { query: "" }) // throws 'query must not be empty; ask a question or give keywords'
  */
@@ -124,9 +125,7 @@ export function toolArguments<Input extends z.ZodRawShape>(
   tool: Pick<ToolDefinition<Input, z.ZodRawShape>, "inputSchema">,
   args: Record<string, unknown>,
 ): z.infer<z.ZodObject<Input>> {
-  const parsed = z.object(tool.inputSchema).safeParse(args);
-  if (!parsed.success) throw new AlmanacError("INVALID_ARGUMENT", parsed.error.issues[0]?.message ?? "invalid input");
-  return parsed.data;
+  return checkedArguments(z.strictObject(tool.inputSchema), args);
 }
 
 /**

@@ -4,7 +4,7 @@
 import { env } from "cloudflare:test";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { ReadConsistency, readOnce } from "../../src/d1/sessions.ts";
-import { countDocuments } from "../../src/documents/store.ts";
+import { countDocuments } from "../../src/documents/read/stored-documents.ts";
 import { searchDocumentsTool } from "../../src/tools/search-documents.ts";
 import { loadCorpus } from "../documents/corpus.ts";
 

@@ -1,7 +1,7 @@
 import { env } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
-import { NO_GROUNDED_ANSWER, answerQuery } from "../../src/documents/answer.ts";
-import { getDocuments } from "../../src/documents/get.ts";
+import { NO_GROUNDED_ANSWER, answerQuery } from "../../src/documents/answer/answer-query.ts";
+import { getDocuments } from "../../src/documents/read/get-documents.ts";
 import { AlmanacError } from "../../src/errors.ts";
 import { corpusName, loadCorpus } from "./corpus.ts";
 

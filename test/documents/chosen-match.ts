@@ -1,7 +1,7 @@
-// What the candidate statement's MATCH choice (match.ts) picks for a query, run on this test's D1.
+// What the candidate statement's MATCH choice (search/choose-match.ts) picks for a query, run on this test's D1.
 import { env } from "cloudflare:test";
-import { choiceStatement, chosenMatch } from "../../src/documents/match.ts";
-import { matchTerms } from "../../src/documents/query-text.ts";
+import { choiceStatement, chosenMatch } from "../../src/documents/search/choose-match.ts";
+import { matchTerms } from "../../src/documents/search/query-text.ts";
 
 /** The MATCH expression chosen for `query` within `budget` postings. */
 export async function chosenExpression(query: string, budget: number): Promise<string | undefined> {

@@ -3,10 +3,10 @@
 // doclist: the counts must be the index's own, kept current by ingestion.
 import { env } from "cloudflare:test";
 import { beforeEach, describe, expect, it, vi } from "vitest";
-import { COMMON_TERM_MIN_CHUNKS } from "../../src/documents/common-terms.ts";
-import { prepareSite, siteFor } from "../../src/documents/ingest.ts";
-import { searchDocuments } from "../../src/documents/search.ts";
-import { syncDocuments } from "../../src/documents/sync.ts";
+import { COMMON_TERM_MIN_CHUNKS } from "../../src/documents/search/common-terms.ts";
+import { prepareSite, siteFor } from "../../src/documents/ingest/prepare-pages.ts";
+import { searchDocuments } from "../../src/documents/search/search-documents.ts";
+import { syncDocuments } from "../../src/documents/ingest/write-corpus.ts";
 import { chosenExpression } from "./chosen-match.ts";
 
 const site = siteFor("https://herd.example.com");

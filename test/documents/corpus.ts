@@ -1,8 +1,8 @@
 // The default corpus, bundled into the test Worker by Vite (workerd has no file system).
 import { env } from "cloudflare:test";
 import { DEFAULT_CORPUS } from "../../src/documents/default-corpus.ts";
-import { prepareSite, siteFor, type PreparedDocument } from "../../src/documents/ingest.ts";
-import { syncDocuments } from "../../src/documents/sync.ts";
+import { prepareSite, siteFor, type PreparedDocument } from "../../src/documents/ingest/prepare-pages.ts";
+import { syncDocuments } from "../../src/documents/ingest/write-corpus.ts";
 
 const pages = import.meta.glob<string>("../../corpus/docs/**/*.md", { query: "?raw", import: "default", eager: true });
 

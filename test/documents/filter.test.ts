@@ -1,6 +1,6 @@
 import { describe, it, expect } from "vitest";
 import fc from "fast-check";
-import { compileFilter } from "../../src/documents/filter.ts";
+import { compileFilter } from "../../src/documents/search/filter.ts";
 import { AlmanacError } from "../../src/errors.ts";
 
 /** The message of the INVALID_ARGUMENT error `filter` is rejected with. */

@@ -1,12 +1,12 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { chunkDocument, MAX_CHUNK_CHARS } from "../../src/documents/chunk.ts";
-import { getDocuments } from "../../src/documents/get.ts";
-import { PageError, prepareDocument, prepareSite, siteFor, type PreparedDocument } from "../../src/documents/ingest.ts";
+import { chunkDocument, MAX_CHUNK_CHARS } from "../../src/documents/ingest/chunk-page.ts";
+import { getDocuments } from "../../src/documents/read/get-documents.ts";
+import { PageError, prepareDocument, prepareSite, siteFor, type PreparedDocument } from "../../src/documents/ingest/prepare-pages.ts";
 import { documentNameForUri, pageUri } from "../../src/documents/names.ts";
-import { findDocuments } from "../../src/documents/store.ts";
-import { syncDocuments } from "../../src/documents/sync.ts";
-import { searchDocuments } from "../../src/documents/search.ts";
+import { findDocuments } from "../../src/documents/read/stored-documents.ts";
+import { syncDocuments } from "../../src/documents/ingest/write-corpus.ts";
+import { searchDocuments } from "../../src/documents/search/search-documents.ts";
 
 const dart = siteFor("https://dart.dev");
 const docs = siteFor("https://example.com/docs/");

@@ -1,7 +1,7 @@
 // A 200 KB page built from the repository's own documentation (tests never read ../shared).
 import { env } from "cloudflare:test";
-import { prepareSite, siteFor, type PreparedDocument } from "../../src/documents/ingest.ts";
-import { syncDocuments } from "../../src/documents/sync.ts";
+import { prepareSite, siteFor, type PreparedDocument } from "../../src/documents/ingest/prepare-pages.ts";
+import { syncDocuments } from "../../src/documents/ingest/write-corpus.ts";
 
 const pages = import.meta.glob<string>("../../corpus/docs/**/*.md", { query: "?raw", import: "default", eager: true });
 

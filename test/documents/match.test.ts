@@ -3,10 +3,10 @@
 // The choice runs in SQL over the real index vocabulary, so it is tested on D1.
 import { env } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
-import { MATCH_POSTINGS_BUDGET, chosenMatch, plainMatch } from "../../src/documents/match.ts";
-import { prepareSite, siteFor } from "../../src/documents/ingest.ts";
-import { matchTerms } from "../../src/documents/query-text.ts";
-import { syncDocuments } from "../../src/documents/sync.ts";
+import { MATCH_POSTINGS_BUDGET, chosenMatch, plainMatch } from "../../src/documents/search/choose-match.ts";
+import { prepareSite, siteFor } from "../../src/documents/ingest/prepare-pages.ts";
+import { matchTerms } from "../../src/documents/search/query-text.ts";
+import { syncDocuments } from "../../src/documents/ingest/write-corpus.ts";
 import { chosenExpression } from "./chosen-match.ts";
 
 // Ten sections (chunks): "common" in all ten, "middle" in four, "other" in two, "rare" in one.

@@ -2,10 +2,10 @@
 import { env } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
 import { AlmanacError } from "../../src/errors.ts";
-import { readDocuments, type DocumentPart } from "../../src/documents/read.ts";
-import { searchDocuments } from "../../src/documents/search.ts";
-import { prepareSite, siteFor, type PreparedDocument } from "../../src/documents/ingest.ts";
-import { syncDocuments } from "../../src/documents/sync.ts";
+import { readDocuments, type DocumentPart } from "../../src/documents/read/read-parts.ts";
+import { searchDocuments } from "../../src/documents/search/search-documents.ts";
+import { prepareSite, siteFor, type PreparedDocument } from "../../src/documents/ingest/prepare-pages.ts";
+import { syncDocuments } from "../../src/documents/ingest/write-corpus.ts";
 import { corpusName, loadCorpus } from "./corpus.ts";
 import { LONG_PAGE, loadLongPage } from "./long-pages.ts";
 

@@ -2,10 +2,10 @@
 // Liquid and code-excerpt markup, go.dev's JSON metadata and HTML anchors, Hugo's TOML and MDX).
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { chunkDocument } from "../../src/documents/chunk.ts";
-import { prepareSite, siteFor, type PreparedDocument } from "../../src/documents/ingest.ts";
-import { syncDocuments } from "../../src/documents/sync.ts";
-import { searchDocuments } from "../../src/documents/search.ts";
+import { chunkDocument } from "../../src/documents/ingest/chunk-page.ts";
+import { prepareSite, siteFor, type PreparedDocument } from "../../src/documents/ingest/prepare-pages.ts";
+import { syncDocuments } from "../../src/documents/ingest/write-corpus.ts";
+import { searchDocuments } from "../../src/documents/search/search-documents.ts";
 
 const files = import.meta.glob<string>("../fixtures/sites/*", { query: "?raw", import: "default", eager: true });
 const pages = Object.entries(files).map(([path, text]) => ({ path: path.replace("../fixtures/sites/", ""), text }));

@@ -1,8 +1,8 @@
 // A deployed database whose migrations stop before 0004 has no chunks_vocab table: search must still answer.
 import { env } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
-import { answerQuery } from "../../src/documents/answer.ts";
-import { searchDocuments } from "../../src/documents/search.ts";
+import { answerQuery } from "../../src/documents/answer/answer-query.ts";
+import { searchDocuments } from "../../src/documents/search/search-documents.ts";
 import { corpusName, loadCorpus } from "./corpus.ts";
 
 beforeAll(async () => {

@@ -1,11 +1,12 @@
 import { env } from "cloudflare:test";
 import fc from "fast-check";
 import { beforeAll, describe, expect, it } from "vitest";
-import { getDocuments } from "../../src/documents/get.ts";
-import { prepareSite, siteFor } from "../../src/documents/ingest.ts";
-import { rankCandidates } from "../../src/documents/rank.ts";
-import { searchDocuments } from "../../src/documents/search.ts";
-import { syncDocuments } from "../../src/documents/sync.ts";
+import { getDocuments } from "../../src/documents/read/get-documents.ts";
+import { prepareSite, siteFor } from "../../src/documents/ingest/prepare-pages.ts";
+import { rankCandidates } from "../../src/documents/search/rank.ts";
+import { DEFAULT_RANKING } from "../../src/documents/search/ranking-weights.ts";
+import { searchDocuments } from "../../src/documents/search/search-documents.ts";
+import { syncDocuments } from "../../src/documents/ingest/write-corpus.ts";
 import { AlmanacError } from "../../src/errors.ts";
 import { corpusName, loadCorpus } from "./corpus.ts";
 
@@ -151,7 +152,7 @@ describe("re-ranking without weighed words", () => {
       bm25,
       document: { name: parent, uri: "", title: "", description: "", dataSource: "x.dev", updateTime: "" },
     });
-    const ranked = rankCandidates([candidate("documents/a", 0.1), candidate("documents/z", 10)], [], new Set());
+    const ranked = rankCandidates([candidate("documents/a", 0.1), candidate("documents/z", 10)], [], new Set(), DEFAULT_RANKING);
     expect(ranked.map((hit) => hit.parent)).toEqual(["documents/z", "documents/a"]);
   });
 

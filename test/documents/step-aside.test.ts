@@ -1,13 +1,14 @@
 // Almanac's own pages step aside from the ranked top, not from every match
-// (store.ts, bestStepAside): however many of their chunks rank first, the
+// (search/candidates.ts, bestStepAside): however many of their chunks rank first, the
 // candidates are still the RANKED_CANDIDATES best of the user's pages.
 import { env } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
 import { DEFAULT_CORPUS } from "../../src/documents/default-corpus.ts";
-import { prepareSite, siteFor } from "../../src/documents/ingest.ts";
-import { planRetrieval } from "../../src/documents/retrieve.ts";
-import { RANKED_CANDIDATES, fetchCandidates } from "../../src/documents/store.ts";
-import { syncDocuments } from "../../src/documents/sync.ts";
+import { prepareSite, siteFor } from "../../src/documents/ingest/prepare-pages.ts";
+import { planRetrieval } from "../../src/documents/search/retrieve.ts";
+import { RANKED_CANDIDATES, fetchCandidates } from "../../src/documents/search/candidates.ts";
+import { DEFAULT_RANKING } from "../../src/documents/search/ranking-weights.ts";
+import { syncDocuments } from "../../src/documents/ingest/write-corpus.ts";
 import { d1Statements } from "../../src/d1/statements.ts";
 import { loadCorpus } from "./corpus.ts";
 
@@ -29,9 +30,9 @@ describe("Almanac's own pages among many matches", () => {
     if (!plan) throw new Error("no plan");
     expect(plan.unlessAlone).toBe(DEFAULT_CORPUS.baseUri);
     // Without stepping aside, Almanac's chunks on quotas would be first.
-    const { candidates: all } = await fetchCandidates(d1Statements(env.DB), { ...plan, unlessAlone: undefined });
+    const { candidates: all } = await fetchCandidates(d1Statements(env.DB), { ...plan, unlessAlone: undefined }, DEFAULT_RANKING);
     expect(all[0]?.parent).toMatch(/^documents\/almanac\.dev\//);
-    const { candidates } = await fetchCandidates(d1Statements(env.DB), plan);
+    const { candidates } = await fetchCandidates(d1Statements(env.DB), plan, DEFAULT_RANKING);
     expect(candidates).toHaveLength(RANKED_CANDIDATES);
     expect(candidates.every((candidate) => candidate.parent === "documents/many.example.com/parts")).toBe(true);
   });

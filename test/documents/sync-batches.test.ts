@@ -4,8 +4,8 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it, vi } from "vitest";
 import { D1_BATCH_LIMITS } from "../../src/d1/batches.ts";
-import { prepareSite, siteFor } from "../../src/documents/ingest.ts";
-import { syncDocuments, type WriteProgress } from "../../src/documents/sync.ts";
+import { prepareSite, siteFor } from "../../src/documents/ingest/prepare-pages.ts";
+import { syncDocuments, type WriteProgress } from "../../src/documents/ingest/write-corpus.ts";
 
 const site = siteFor("https://big.example.com");
 

@@ -95,7 +95,9 @@ async function newContext(options: { viewport: { width: number; height: number }
   return context;
 }
 
-const clipboard = (page: Page) => page.evaluate(() => navigator.clipboard.readText());
+// page.evaluate runs its callback in the browser, whose globals this Node program's types do not have.
+declare const document: { documentElement: { scrollWidth: number } };
+const clipboard = (page: Page) => page.evaluate(() => (navigator as unknown as { clipboard: { readText(): Promise<string> } }).clipboard.readText());
 
 /** Search, ask and render one query: what a first visit does. */
 async function tryEveryPanel(page: Page, key: string): Promise<void> {

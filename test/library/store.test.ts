@@ -1,7 +1,8 @@
 // Writing the library to real D1 and KV: incremental syncs, ownership between
 // the default library and user libraries, and runs that fail part way.
 import { env } from "cloudflare:test";
-import { beforeEach, describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, it, vi } from "vitest";
+import { D1_BATCH_LIMITS } from "../../src/d1/batches.ts";
 import type { LibraryEntry } from "../../src/library/entry.ts";
 import { getQueryLibraryEntry } from "../../src/library/get.ts";
 import { DEFAULT_LIBRARY, LibraryOwnershipError, listExistingEntries, syncLibrary } from "../../src/library/store.ts";
@@ -87,5 +88,23 @@ describe("syncLibrary", () => {
     expect((await listExistingEntries(env.DB)).map((row) => row.id)).toEqual(["aws/s3/buckets-list"]);
     const served = await getQueryLibraryEntry(env, { id: "aws/s3/buckets-list", params: { region: "us-east-1" } });
     expect(served).toMatchObject({ title: bucketsList.title, valid: true, source_tier: "primary" });
+  });
+
+  it("writes a library larger than one D1 batch in batches within D1's limits, and serves every entry", async () => {
+    const many = Array.from({ length: 2 * D1_BATCH_LIMITS.statements + 7 }, (_, i) => ({ ...bucketsList, id: `aws/s3/buckets-list-${i}`, title: `Buckets listing ${i}` }));
+    const batch = vi.spyOn(env.DB, "batch");
+    const report = await syncLibrary(env, "team", many, { prune: false });
+    expect(report.added).toHaveLength(many.length);
+    const sizes = batch.mock.calls.map(([statements]) => statements.length);
+    expect(sizes).toEqual([D1_BATCH_LIMITS.statements, D1_BATCH_LIMITS.statements, 7]);
+    expect((await listExistingEntries(env.DB)).map((row) => row.id).sort()).toEqual(many.map((e) => e.id).sort());
+    for (const { id, title } of many) expect((await getQueryLibraryEntry(env, { id })).title).toBe(title);
+
+    // Pruning all but one is a batch of removals within the limits too.
+    batch.mockClear();
+    expect((await syncLibrary(env, "team", [many[0] as LibraryEntry], { prune: true })).removed).toHaveLength(many.length - 1);
+    for (const [statements] of batch.mock.calls) expect(statements.length).toBeLessThanOrEqual(D1_BATCH_LIMITS.statements);
+    expect((await rows()).map((row) => row.id)).toEqual([many[0]?.id]);
+    expect(await kvKeys()).toHaveLength(1);
   });
 });

@@ -4,8 +4,8 @@
 // JSON-RPC bodies are what is checked.
 import { env } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
-import { syncDocuments } from "../../src/documents/sync.ts";
-import { prepareSite, siteFor } from "../../src/documents/ingest.ts";
+import { syncDocuments } from "../../src/documents/ingest/write-corpus.ts";
+import { prepareSite, siteFor } from "../../src/documents/ingest/prepare-pages.ts";
 import { RESOURCES_PER_PAGE } from "../../src/tools/document-resources.ts";
 import { loadCorpus } from "../documents/corpus.ts";
 import { messages, openSession, post } from "../quota/mcp-http.ts";

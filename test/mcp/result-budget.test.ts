@@ -3,7 +3,7 @@
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEFAULT_RESULT_BUDGET_CHARS } from "../../src/config.ts";
-import type { PreparedDocument } from "../../src/documents/ingest.ts";
+import type { PreparedDocument } from "../../src/documents/ingest/prepare-pages.ts";
 import { corpusName, loadCorpus } from "../documents/corpus.ts";
 import { LONG_PAGE, loadLongPage } from "../documents/long-pages.ts";
 import { textWriter } from "../../src/tools/library-fields.ts";

@@ -4,12 +4,11 @@ import { createExecutionContext, env } from "cloudflare:test";
 import { exports } from "cloudflare:workers";
 import { Hono } from "hono";
 import { describe, expect, it, vi } from "vitest";
-import { authenticateCaller } from "../../src/auth/authenticate.ts";
+import { authenticateCaller } from "../../src/http/authenticate.ts";
 import { createApiKey, revokeApiKey } from "../../src/auth/key-store.ts";
-import { errorHandler } from "../../src/http/error-handler.ts";
 import app from "../../src/index.ts";
 import { readJsonRpcMessage } from "../../src/mcp/json-rpc-message.ts";
-import { mcpAnswerQuota } from "../../src/quota/answer-quota.ts";
+import { jsonRpcErrorHandler, mcpAnswerQuota } from "../../src/mcp/routes.ts";
 import { awayFromMinuteEnd } from "./clock.ts";
 import { MCP_URL, answerQuery, messages, openSession, post, toolCall } from "./mcp-http.ts";
 
@@ -182,7 +181,7 @@ describe("answer_query quota on /mcp", () => {
     await awayFromMinuteEnd();
     // A stand-in for the session that fails as X-Session says: the gate in front of it is the real one.
     const gated = new Hono<{ Bindings: Env }>();
-    gated.onError(errorHandler);
+    gated.onError(jsonRpcErrorHandler);
     gated.use("/mcp", readJsonRpcMessage(), authenticateCaller(), mcpAnswerQuota());
     gated.post("/mcp", (c) => {
       if (c.req.header("X-Session") === "throws") throw new Error("session storage unavailable");

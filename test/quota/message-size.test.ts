@@ -5,6 +5,7 @@ import { describe, expect, it } from "vitest";
 import { createApiKey } from "../../src/auth/key-store.ts";
 import app from "../../src/index.ts";
 import { MAX_MESSAGE_BYTES, readJsonRpcMessage } from "../../src/mcp/json-rpc-message.ts";
+import { jsonRpcErrorHandler } from "../../src/mcp/routes.ts";
 import { MCP_URL, answerQuery, post } from "./mcp-http.ts";
 
 const STREAMABLE_HTTP = { "Content-Type": "application/json", Accept: "application/json, text/event-stream" };
@@ -64,6 +65,8 @@ describe("the JSON-RPC message size limit on /mcp", () => {
 
   it("accepts a body of exactly the limit", async () => {
     const echo = new Hono<{ Bindings: Env }>();
+    // The reader throws its refusal; /mcp's onError answers it.
+    echo.onError(jsonRpcErrorHandler);
     echo.post("/mcp", readJsonRpcMessage(), (c) => c.json(c.get("jsonRpcMessage")));
     const message = JSON.stringify(answerQuery(1));
     const exactly = message + " ".repeat(MAX_MESSAGE_BYTES - message.length);
@@ -72,5 +75,6 @@ describe("the JSON-RPC message size limit on /mcp", () => {
     expect(await admitted.json()).toMatchObject({ answerQueryCalls: 1, requestIds: [1], batch: false });
     const over = await echo.request("/mcp", { method: "POST", headers: STREAMABLE_HTTP, body: `${exactly} ` }, env);
     expect(over.status).toBe(413);
+    expect(await over.json()).toMatchObject({ jsonrpc: "2.0", id: null, error: { code: -32000, data: { status: "INVALID_ARGUMENT", maxBytes: MAX_MESSAGE_BYTES } } });
   });
 });

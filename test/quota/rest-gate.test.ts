@@ -1,11 +1,11 @@
-// The same gate for the planned REST facade (not built yet): Google error bodies.
+// The same gate for the REST facade (POST /v1:answerQuery): Google error bodies.
 import { env } from "cloudflare:test";
 import { Hono } from "hono";
 import { describe, expect, it, vi } from "vitest";
-import { authenticateCaller } from "../../src/auth/authenticate.ts";
+import { authenticateCaller } from "../../src/http/authenticate.ts";
 import { createApiKey } from "../../src/auth/key-store.ts";
 import { errorHandler } from "../../src/http/error-handler.ts";
-import { restAnswerQuota } from "../../src/quota/answer-quota.ts";
+import { restAnswerQuota } from "../../src/rest/answer-query.ts";
 import { awayFromMinuteEnd } from "./clock.ts";
 
 // A stand-in for the facade's route: what matters here is the middleware in front of it.

@@ -4,7 +4,7 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it, beforeAll } from "vitest";
 import { createApiKey } from "../../src/auth/key-store.ts";
-import { NO_GROUNDED_ANSWER } from "../../src/documents/answer.ts";
+import { NO_GROUNDED_ANSWER } from "../../src/documents/answer/answer-query.ts";
 import { corpusName, loadCorpus } from "../documents/corpus.ts";
 import { connectClient, callTool } from "../mcp/connect.ts";
 import { answerQuery, rest, restJson } from "./rest.ts";

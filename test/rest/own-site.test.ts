@@ -3,8 +3,8 @@
 import { env } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
 import { createApiKey } from "../../src/auth/key-store.ts";
-import { prepareSite, siteFor } from "../../src/documents/ingest.ts";
-import { syncDocuments } from "../../src/documents/sync.ts";
+import { prepareSite, siteFor } from "../../src/documents/ingest/prepare-pages.ts";
+import { syncDocuments } from "../../src/documents/ingest/write-corpus.ts";
 import { answerQuery, restJson } from "./rest.ts";
 
 const BASE = "https://cafe.example/docs";

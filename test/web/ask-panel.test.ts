@@ -3,7 +3,7 @@
 import { env } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
 import { createApiKey } from "../../src/auth/key-store.ts";
-import { answerWithSources } from "../../src/documents/answer.ts";
+import { answerWithSources } from "../../src/documents/answer/answer-query.ts";
 import { answerAllowance } from "../../src/quota/gate.ts";
 import { loadCorpus } from "../documents/corpus.ts";
 import { awayFromMinuteEnd } from "../quota/clock.ts";

@@ -1,4 +1,4 @@
-import { AlmanacError } from "../errors.ts";
+import { AlmanacError } from "../../errors.ts";
 
 /** A filter compiled to a SQL boolean expression over the `documents` table with `?` placeholders. */
 export interface CompiledFilter {

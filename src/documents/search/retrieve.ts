@@ -1,10 +1,12 @@
-import { DEFAULT_CORPUS } from "./default-corpus.ts";
+import { DEFAULT_CORPUS } from "../default-corpus.ts";
 import type { CompiledFilter } from "./filter.ts";
 import { camelCaseParts, matchTerms, queryIdentifiers, queryTerms, queryWords, stem } from "./query-text.ts";
 import { namedSites, rankCandidates, weighTerms, type RankedCandidate, type WeightedTerm } from "./rank.ts";
-import { fetchCandidates, type CandidateQuery, type ChunkHit } from "./store.ts";
-import { d1Statements } from "../d1/statements.ts";
-import type { D1Reader } from "../d1/sessions.ts";
+import type { ChunkHit } from "../document.ts";
+import { fetchCandidates, type CandidateQuery } from "./candidates.ts";
+import type { RankingWeights } from "./ranking-weights.ts";
+import { d1Statements } from "../../d1/statements.ts";
+import type { D1Reader } from "../../d1/sessions.ts";
 
 /** The chunks that best answer a query, best first, and the query's words as they were weighed. */
 export interface Retrieval {
@@ -36,16 +38,21 @@ export function planRetrieval(query: string, filter: { source?: string; compiled
 
 /**
  * Finds and ranks the chunks for free user text: BM25 candidates from the
- * FTS5 index, re-ranked (rank.ts). Search and answers both start here, so an
+ * FTS5 index, re-ranked (rank.ts) with `ranking`. Search and answers both start here, so an
  * answer is always drawn from what search ranks first.
  */
-export async function retrieveChunks(db: D1Reader, query: string, filter: { source?: string; compiled: CompiledFilter | null }): Promise<Retrieval> {
+export async function retrieveChunks(
+  db: D1Reader,
+  query: string,
+  filter: { source?: string; compiled: CompiledFilter | null },
+  ranking: RankingWeights,
+): Promise<Retrieval> {
   const plan = planRetrieval(query, filter);
   if (!plan) return { ranked: [], terms: [] };
-  const { candidates, statistics } = await fetchCandidates(d1Statements(db), plan);
+  const { candidates, statistics } = await fetchCandidates(d1Statements(db), plan, ranking);
   const terms = weighTerms(plan.words, plan.identifiers, statistics);
   const sites = namedSites(plan.words, [...new Set(candidates.map((candidate) => candidate.document.dataSource))]);
-  return { ranked: rankCandidates(candidates, terms, sites), terms };
+  return { ranked: rankCandidates(candidates, terms, sites, ranking), terms };
 }
 
 /**

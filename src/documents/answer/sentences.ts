@@ -1,6 +1,6 @@
 // The prose of retrieved chunks, cut into the sentences an extractive answer is made of.
-import { markdownLines } from "../markdown/page.ts";
-import { stemsOf, type RankedCandidate } from "./rank.ts";
+import { markdownLines } from "../../markdown/page.ts";
+import { stemsOf, type RankedCandidate } from "../search/rank.ts";
 
 /** A "sentence" longer than this is a paragraph without full stops (a generated list, a wall of text): not answer material. */
 const MAX_SENTENCE_CHARS = 1200;

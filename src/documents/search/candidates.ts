@@ -1,46 +1,10 @@
 import type { CompiledFilter } from "./filter.ts";
-import { D1_LIMITS } from "../d1/limits.ts";
-import type { D1Reader } from "../d1/sessions.ts";
-import { d1Statements, type BoundStatement, type StatementRunner } from "../d1/statements.ts";
-import { timed } from "../observability/timings.ts";
+import { D1_LIMITS } from "../../d1/limits.ts";
+import { toSummary, type ChunkHit, type DocumentRow } from "../document.ts";
+import type { BoundStatement, StatementRunner } from "../../d1/statements.ts";
 import { chunkCountSql } from "./common-terms.ts";
-import { chosenMatch, plainMatch, type MatchSql, type MatchTerm } from "./match.ts";
-import { RANKING } from "./rank.ts";
-
-/** The document fields every result carries (SPEC 2). */
-export interface DocumentSummary {
-  name: string;
-  uri: string;
-  title: string;
-  description: string;
-  dataSource: string;
-  updateTime: string;
-}
-
-/** A whole page. */
-export interface StoredDocument extends DocumentSummary {
-  content: string;
-  contentLengthBytes: number;
-}
-
-/** One search hit: a chunk and the page it belongs to. */
-export interface ChunkHit {
-  parent: string;
-  id: string;
-  content: string;
-  document: DocumentSummary;
-}
-
-interface DocumentRow {
-  name: string;
-  uri: string;
-  title: string;
-  description: string;
-  data_source: string;
-  update_time: string;
-  content: string;
-  content_length_bytes: number;
-}
+import { chosenMatch, plainMatch, type MatchSql, type MatchTerm } from "./choose-match.ts";
+import type { RankingWeights } from "./ranking-weights.ts";
 
 interface ChunkRow {
   parent: string;
@@ -55,118 +19,16 @@ interface ChunkRow {
 
 const MAX_BOUND_PARAMETERS = D1_LIMITS.boundParameters;
 
-function toSummary(row: Omit<DocumentRow, "content" | "content_length_bytes">): DocumentSummary {
-  return {
-    name: row.name,
-    uri: row.uri,
-    title: row.title,
-    description: row.description,
-    dataSource: row.data_source,
-    updateTime: row.update_time,
-  };
-}
-
-/** How many pages the corpus holds. */
-export async function countDocuments(db: D1Reader): Promise<number> {
-  const row = await timed("d1", () => db.prepare("SELECT count(*) AS n FROM documents").first<{ n: number }>());
-  return row?.n ?? 0;
-}
-
-/**
- * The statements that read the pages named, at most MAX_BOUND_PARAMETERS
- * names each (repeats read once). Exported so the benchmark reads the same way.
- */
-export function documentStatements(names: readonly string[]): BoundStatement[] {
-  const unique = [...new Set(names)];
-  const statements: BoundStatement[] = [];
-  for (let i = 0; i < unique.length; i += MAX_BOUND_PARAMETERS) {
-    const batch = unique.slice(i, i + MAX_BOUND_PARAMETERS);
-    statements.push({
-      sql: `SELECT name, uri, title, description, data_source, update_time, content, content_length_bytes
-         FROM documents WHERE name IN (${batch.map((_, j) => `?${j + 1}`).join(", ")})`,
-      params: batch,
-    });
-  }
-  return statements;
-}
-
-/** The stored pages among `names`, keyed by name (missing names are absent). */
-export async function findDocuments(db: D1Reader, names: readonly string[]): Promise<Map<string, StoredDocument>> {
-  const found = new Map<string, StoredDocument>();
-  const statements = documentStatements(names);
-  if (statements.length === 0) return found;
-  for (const rows of await d1Statements(db).rows(statements)) {
-    for (const row of rows as unknown as DocumentRow[]) {
-      found.set(row.name, { ...toSummary(row), content: row.content, contentLengthBytes: row.content_length_bytes });
-    }
-  }
-  return found;
-}
-
-/** One page of the corpus in name order, for listing it (MCP resources). */
-export interface DocumentListing {
-  documents: (DocumentSummary & { contentLengthBytes: number })[];
-  /** The last name on this page when more follow: list again after it. */
-  lastName?: string;
-}
-
-/**
- * Up to `limit` pages whose names sort after `afterName` (from the start
- * when it is empty), in name order: the primary key's order, so a listing
- * is stable while pages are added and each page is one index range scan.
- */
-export async function listDocuments(db: D1Reader, afterName: string, limit: number): Promise<DocumentListing> {
-  const { results } = await db
-    .prepare(
-      `SELECT name, uri, title, description, data_source, update_time, content_length_bytes
-       FROM documents WHERE name > ?1 ORDER BY name LIMIT ?2`,
-    )
-    .bind(afterName, limit + 1)
-    .all<Omit<DocumentRow, "content">>();
-  const page = results.slice(0, limit);
-  const documents = page.map((row) => ({ ...toSummary(row), contentLengthBytes: row.content_length_bytes }));
-  return results.length > limit ? { documents, lastName: page[page.length - 1]?.name } : { documents };
-}
-
-/** The stored names that start with `prefix`, in name order, at most `limit` (an index range scan). */
-export async function documentNamesWithPrefix(db: D1Reader, prefix: string, limit: number): Promise<string[]> {
-  // SQLite compares text as UTF-8 bytes, so the names with a prefix are the range [prefix, prefix + U+10FFFF).
-  const { results } = await db
-    .prepare("SELECT name FROM documents WHERE name >= ?1 AND name < ?2 ORDER BY name LIMIT ?3")
-    .bind(prefix, `${prefix}\u{10ffff}`, limit)
-    .all<{ name: string }>();
-  return results.map((row) => row.name);
-}
-
-/**
- * The size of each named page's content in UTF-8 bytes, keyed by name
- * (missing names are absent), without reading the content itself.
- */
-export async function findContentLengths(db: D1Reader, names: readonly string[]): Promise<Map<string, number>> {
-  const lengths = new Map<string, number>();
-  const unique = [...new Set(names)];
-  for (let i = 0; i < unique.length; i += MAX_BOUND_PARAMETERS) {
-    const batch = unique.slice(i, i + MAX_BOUND_PARAMETERS);
-    const placeholders = batch.map((_, j) => `?${j + 1}`).join(", ");
-    const { results } = await db
-      .prepare(`SELECT name, content_length_bytes FROM documents WHERE name IN (${placeholders})`)
-      .bind(...batch)
-      .all<Pick<DocumentRow, "name" | "content_length_bytes">>();
-    for (const row of results) lengths.set(row.name, row.content_length_bytes);
-  }
-  return lengths;
-}
-
 /**
  * How many best-BM25 chunks are re-ranked. The re-ranking reads their text,
  * so its cost is bounded by this, not by the corpus size; it is also as deep
- * as paging goes (search.ts MAX_OFFSET).
+ * as paging goes (search-documents.ts MAX_OFFSET).
  */
 export const RANKED_CANDIDATES = 200;
 
 /** A chunk that matched, with what the re-ranker needs to judge it. */
 export interface Candidate extends ChunkHit {
-  /** BM25 with RANKING.columnWeights, as a positive number: higher is better. */
+  /** BM25 with the ranking's column weights, as a positive number: higher is better. */
   bm25: number;
   heading: string;
   position: number;
@@ -209,9 +71,10 @@ export function statisticsStatements(stems: readonly string[]): BoundStatement[]
   return [frequencies, SIZE_STATEMENT];
 }
 
-/** The best-BM25 chunks for the MATCH expression `match` gives (match.ts), within the query's filter. */
-export function candidateStatement(query: CandidateQuery, match: MatchSql): BoundStatement {
-  return query.filter ? filteredCandidates(query, match, query.filter) : bestCandidates(query, match);
+/** The best-BM25 chunks (BM25 with `columnWeights`) for the MATCH expression `match` gives (choose-match.ts), within the query's filter. */
+export function candidateStatement(query: CandidateQuery, match: MatchSql, columnWeights: RankingWeights["columnWeights"]): BoundStatement {
+  const bm25 = `bm25(chunks_fts, ${columnWeights.map(Number).join(", ")})`;
+  return query.filter ? filteredCandidates(query, match, query.filter, bm25) : bestCandidates(query, match, bm25);
 }
 /**
  * The chunk counts of the stems the match looked up, as extra rows of the
@@ -226,7 +89,6 @@ function stemRows(match: MatchSql): string {
 
 const COLUMNS = `c.document_name AS parent, c.chunk_id AS id, c.content, c.heading, c.position,
        d.uri, d.title, d.description, d.data_source, d.update_time`;
-const BM25 = `bm25(chunks_fts, ${RANKING.columnWeights.map(Number).join(", ")})`;
 
 /**
  * The best chunks without a filter: the top RANKED_CANDIDATES are chosen in
@@ -235,9 +97,9 @@ const BM25 = `bm25(chunks_fts, ${RANKING.columnWeights.map(Number).join(", ")})`
  * (a page's content included, since update_time is stored after it) and sort
  * them all, which at 100,000 chunks costs more than the search itself.
  */
-function bestCandidates(query: CandidateQuery, match: MatchSql): BoundStatement {
+function bestCandidates(query: CandidateQuery, match: MatchSql, bm25: string): BoundStatement {
   return {
-    sql: `WITH ${match.with ? `${match.with},` : ""} ${query.unlessAlone ? bestStepAside(`?${match.params.length + 1}`, match) : bestOfAll(match)}
+    sql: `WITH ${match.with ? `${match.with},` : ""} ${query.unlessAlone ? bestStepAside(`?${match.params.length + 1}`, match, bm25) : bestOfAll(match, bm25)}
        SELECT ${COLUMNS}, best.score AS score, NULL AS term, NULL AS doc
        FROM best
        JOIN chunks AS c ON c.rowid = best.chunk
@@ -249,9 +111,9 @@ function bestCandidates(query: CandidateQuery, match: MatchSql): BoundStatement 
 }
 
 /** The CTE `best (chunk, score)`: the top RANKED_CANDIDATES of the whole index. */
-function bestOfAll(match: MatchSql): string {
+function bestOfAll(match: MatchSql, bm25: string): string {
   return `best AS (
-         SELECT chunks_fts.rowid AS chunk, ${BM25} AS score FROM chunks_fts
+         SELECT chunks_fts.rowid AS chunk, ${bm25} AS score FROM chunks_fts
          WHERE chunks_fts MATCH ${match.expression}
          ORDER BY score LIMIT ${RANKED_CANDIDATES})`;
 }
@@ -265,11 +127,11 @@ function bestOfAll(match: MatchSql): string {
  * the search. The set of their chunks, and whether other pages exist, are
  * each computed once per query.
  */
-function bestStepAside(alone: string, match: MatchSql): string {
+function bestStepAside(alone: string, match: MatchSql, bm25: string): string {
   return `own_chunks (chunk) AS MATERIALIZED (
          SELECT own.rowid FROM chunks AS own JOIN documents AS page ON page.name = own.document_name WHERE page.base_uri = ${alone}),
        ranked AS (
-         SELECT chunks_fts.rowid AS chunk, ${BM25} AS score FROM chunks_fts
+         SELECT chunks_fts.rowid AS chunk, ${bm25} AS score FROM chunks_fts
          WHERE chunks_fts MATCH ${match.expression}
          ORDER BY score LIMIT ${RANKED_CANDIDATES} + (SELECT count(*) FROM own_chunks)),
        best AS (
@@ -279,13 +141,13 @@ function bestStepAside(alone: string, match: MatchSql): string {
 }
 
 /** The best chunks of the pages a filter admits: the filter reads page fields, so every match is joined to its page first. */
-function filteredCandidates(query: CandidateQuery, match: MatchSql, filter: CompiledFilter): BoundStatement {
+function filteredCandidates(query: CandidateQuery, match: MatchSql, filter: CompiledFilter, bm25: string): BoundStatement {
   // The pages of `unlessAlone` only match while no other base URI has pages (one indexed look-up, evaluated once).
   const aloneSql = query.unlessAlone ? "AND (d.base_uri != ? OR NOT EXISTS (SELECT 1 FROM documents WHERE base_uri != ?))" : "";
   return {
     // The filter's and the step-aside's `?` take the numbers after the match's own.
     sql: `WITH ${match.with ? `${match.with},` : ""} filtered AS (
-         SELECT ${COLUMNS}, ${BM25} AS score, NULL AS term, NULL AS doc
+         SELECT ${COLUMNS}, ${bm25} AS score, NULL AS term, NULL AS doc
          FROM chunks_fts
          JOIN chunks AS c ON c.rowid = chunks_fts.rowid
          JOIN documents AS d ON d.name = c.document_name
@@ -302,18 +164,23 @@ function filteredCandidates(query: CandidateQuery, match: MatchSql, filter: Comp
 /**
  * The best-BM25 chunks for a query and how common each of its stems is, in
  * one round trip: the candidate statement chooses its own MATCH expression
- * from the index vocabulary (match.ts), beside the statistics for weighing
+ * from the index vocabulary (choose-match.ts), beside the statistics for weighing
  * words. Only when a match that left words out found nothing is there a
  * second, with every word OR-ed. The benchmark runs this very function on the
  * raw SQLite file, so both measure the same statements.
  */
-export async function fetchCandidates(runner: StatementRunner, query: CandidateQuery): Promise<{ candidates: Candidate[]; statistics: TermStatistics }> {
+export async function fetchCandidates(
+  runner: StatementRunner,
+  query: CandidateQuery,
+  ranking: RankingWeights,
+): Promise<{ candidates: Candidate[]; statistics: TermStatistics }> {
+  const weights = ranking.columnWeights;
   // The filter's values and the step-aside's two take their share of the statement's bound values.
   const room = D1_LIMITS.boundParameters - (query.filter?.params.length ?? 0) - 2;
   const chosen = chosenMatch(query.terms, { weighed: query.stems, room });
   const statements = chosen
-    ? [candidateStatement(query, chosen), SIZE_STATEMENT]
-    : [candidateStatement(query, plainMatch(query.terms)), ...statisticsStatements(query.stems)];
+    ? [candidateStatement(query, chosen, weights), SIZE_STATEMENT]
+    : [candidateStatement(query, plainMatch(query.terms), weights), ...statisticsStatements(query.stems)];
   const rows = await runner.rows(statements).catch((error: unknown) => {
     // A database without migrations 0004–0005 (or an engine without fts5vocab) still searches, with every word weighed alike.
     if (!/chunks_vocab|common_terms|fts5vocab/.test(String(error))) throw error;
@@ -321,7 +188,7 @@ export async function fetchCandidates(runner: StatementRunner, query: CandidateQ
     return null;
   });
   if (!rows) {
-    const [plainRows = []] = await runner.rows([candidateStatement(query, plainMatch(query.terms))]);
+    const [plainRows = []] = await runner.rows([candidateStatement(query, plainMatch(query.terms), weights)]);
     return { candidates: plainRows.map(toCandidate), statistics: { chunkCount: 0, chunkFrequency: new Map() } };
   }
   const [mixed = [], ...rest] = rows;
@@ -330,7 +197,7 @@ export async function fetchCandidates(runner: StatementRunner, query: CandidateQ
   const sizeRows = (chosen ? rest[0] : rest[1]) ?? [];
   // Nothing found by a match that left words out or required two: every word OR-ed finds what any of them can.
   const widen = chosen !== null && found.length === 0 && query.terms.length > 1;
-  const candidateRows = widen ? ((await runner.rows([candidateStatement(query, plainMatch(query.terms))]))[0] ?? []).filter((row) => row.term == null) : found;
+  const candidateRows = widen ? ((await runner.rows([candidateStatement(query, plainMatch(query.terms), weights)]))[0] ?? []).filter((row) => row.term == null) : found;
   return {
     candidates: candidateRows.map(toCandidate),
     statistics: {

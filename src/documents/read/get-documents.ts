@@ -1,7 +1,8 @@
-import { AlmanacError } from "../errors.ts";
-import { documentNameProblem } from "./names.ts";
-import { findDocuments, type StoredDocument } from "./store.ts";
-import type { D1Reader } from "../d1/sessions.ts";
+import { AlmanacError } from "../../errors.ts";
+import { documentNameProblem } from "../names.ts";
+import type { StoredDocument } from "../document.ts";
+import { findDocuments } from "./stored-documents.ts";
+import type { D1Reader } from "../../d1/sessions.ts";
 
 /** Google's batch get takes at most 20 names per call. */
 export const MAX_NAMES_PER_GET = 20;

@@ -3,36 +3,11 @@
  * rewards a chunk that repeats one query word; a person looking for the
  * right page also asks whether the chunk covers the question's rare words,
  * whether its page is about the topic as a whole, and whether it belongs to
- * the site the question names. Every number here was chosen with
- * `npm run eval` (EVALUATION.md), not guessed.
+ * the site the question names. The weights are ranking-weights.ts's.
  */
 import { IDENTIFIER, stem } from "./query-text.ts";
-import type { Candidate, TermStatistics } from "./store.ts";
-
-/** The weights of the ranking, named so the evaluation can say what each one bought. */
-export const RANKING = {
-  /**
-   * BM25 weights of the indexed columns (title, heading path, content):
-   * headings say what a section is about, but a page title is shared by every
-   * chunk of the page, so a heavy title weight lets a page whose title shares
-   * one word with the question outrank the section that answers it.
-   */
-  columnWeights: [3, 3, 1] as [number, number, number],
-  /**
-   * Exponent on IDF-weighted coverage of the query's words: a chunk that
-   * answers more of the question beats one that repeats a part. Kept mild:
-   * at 1 it hurt, since long questions carry words no answer repeats.
-   */
-  coverage: 0.3,
-  /** Share of a chunk's score that comes from its page's best chunks (page-level evidence). */
-  page: 0.7,
-  /** Weight of a page's second-best chunk in the page score. */
-  pageSecond: 0.3,
-  /** Multiplier for chunks of the site the query names ("dart", "go"). */
-  namedSite: 1.6,
-  /** Each further chunk of a page already ranked is discounted by this, so the first results show several pages. */
-  samePage: 0.5,
-};
+import type { Candidate, TermStatistics } from "./candidates.ts";
+import type { RankingWeights } from "./ranking-weights.ts";
 
 /** A query word with its stem and how much it says about the topic. */
 export interface WeightedTerm {
@@ -174,7 +149,12 @@ export interface RankedCandidate extends Candidate {
  * the question it covers, plus its page's evidence, favouring the site the
  * query names, then spreading the first places over several pages.
  */
-export function rankCandidates(candidates: readonly Candidate[], terms: readonly WeightedTerm[], namedSites: ReadonlySet<string>): RankedCandidate[] {
+export function rankCandidates(
+  candidates: readonly Candidate[],
+  terms: readonly WeightedTerm[],
+  namedSites: ReadonlySet<string>,
+  ranking: RankingWeights,
+): RankedCandidate[] {
   if (candidates.length === 0) return [];
   const cache = new Map<string, string>();
   const finder = stemFinder(terms);
@@ -182,8 +162,8 @@ export function rankCandidates(candidates: readonly Candidate[], terms: readonly
   const scored = candidates.map((candidate) => {
     const stems = queryStemsIn(`${candidate.document.title}\n${candidate.content}`, finder, cache);
     const coverage = coverageOf(stems, terms);
-    const site = namedSites.has(candidate.document.dataSource) ? RANKING.namedSite : 1;
-    return { ...candidate, coverage, score: (candidate.bm25 / best) * coverage ** RANKING.coverage * site };
+    const site = namedSites.has(candidate.document.dataSource) ? ranking.namedSite : 1;
+    return { ...candidate, coverage, score: (candidate.bm25 / best) * coverage ** ranking.coverage * site };
   });
 
   const pageScores = new Map<string, number[]>();
@@ -195,22 +175,22 @@ export function rankCandidates(candidates: readonly Candidate[], terms: readonly
   const pageScore = new Map<string, number>();
   for (const [parent, scores] of pageScores) {
     scores.sort((a, b) => b - a);
-    pageScore.set(parent, (scores[0] ?? 0) + RANKING.pageSecond * (scores[1] ?? 0));
+    pageScore.set(parent, (scores[0] ?? 0) + ranking.pageSecond * (scores[1] ?? 0));
   }
   for (const candidate of scored) {
-    candidate.score = (1 - RANKING.page) * candidate.score + RANKING.page * (pageScore.get(candidate.parent) ?? 0);
+    candidate.score = (1 - ranking.page) * candidate.score + ranking.page * (pageScore.get(candidate.parent) ?? 0);
   }
   scored.sort((a, b) => b.score - a.score || a.parent.localeCompare(b.parent) || a.position - b.position);
-  return spreadOverPages(scored);
+  return spreadOverPages(scored, ranking.samePage);
 }
 
 /** Discounts each page's later chunks (score × samePage^k), then sorts again, stably. */
-function spreadOverPages(ranked: RankedCandidate[]): RankedCandidate[] {
+function spreadOverPages(ranked: RankedCandidate[], samePage: number): RankedCandidate[] {
   const seen = new Map<string, number>();
   const spread = ranked.map((candidate, index) => {
     const earlier = seen.get(candidate.parent) ?? 0;
     seen.set(candidate.parent, earlier + 1);
-    return { candidate, index, score: candidate.score * RANKING.samePage ** earlier };
+    return { candidate, index, score: candidate.score * samePage ** earlier };
   });
   spread.sort((a, b) => b.score - a.score || a.index - b.index);
   return spread.map(({ candidate }) => candidate);

@@ -4,11 +4,11 @@
  * naming the next (`name#~2`, `name#anchor~2`). Joining a page's parts with
  * "\n" gives back the page exactly.
  */
-import { AlmanacError } from "../errors.ts";
-import { requireDocuments } from "./get.ts";
-import { LEAD_ANCHOR, outlineOf, type OutlineHeading, type PageOutline } from "./outline.ts";
-import type { StoredDocument } from "./store.ts";
-import type { D1Reader } from "../d1/sessions.ts";
+import { AlmanacError } from "../../errors.ts";
+import { requireDocuments } from "./get-documents.ts";
+import { LEAD_ANCHOR, outlineOf, type OutlineHeading, type PageOutline } from "../outline.ts";
+import type { StoredDocument } from "../document.ts";
+import type { D1Reader } from "../../d1/sessions.ts";
 
 /** What a name asks for: a document, optionally one section, and which part. */
 export interface PartName {

@@ -1,8 +1,8 @@
-import { sha256Hex } from "../hash.ts";
-import { chunkDocument, type Chunk } from "./chunk.ts";
-import { markdownLines, parseMarkdownPage } from "../markdown/page.ts";
-import { cleanSiteMarkup, type MarkupCounts } from "../markdown/site-markup.ts";
-import { PAGE_EXTENSION, documentNameForUri, normalizeBaseUri, pageUri } from "./names.ts";
+import { sha256Hex } from "../../hash.ts";
+import { chunkDocument, type Chunk } from "./chunk-page.ts";
+import { markdownLines, parseMarkdownPage } from "../../markdown/page.ts";
+import { cleanSiteMarkup, type MarkupCounts } from "../../markdown/site-markup.ts";
+import { PAGE_EXTENSION, documentNameForUri, normalizeBaseUri, pageUri } from "../names.ts";
 
 /** Where a folder of pages is published: its base URI and the data source it reports. */
 export interface Site {

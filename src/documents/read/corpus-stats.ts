@@ -1,4 +1,4 @@
-import type { D1Reader } from "../d1/sessions.ts";
+import type { D1Reader } from "../../d1/sessions.ts";
 
 /** What the corpus holds from one data source (one site). */
 export interface DataSourceStats {

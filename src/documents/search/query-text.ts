@@ -16,7 +16,7 @@ const STOPWORDS = new Set(
 );
 
 import { stemmer } from "stemmer";
-import type { MatchTerm } from "./match.ts";
+import type { MatchTerm } from "./choose-match.ts";
 
 /** At most this many distinct terms reach FTS; longer queries add noise, not recall. */
 const MAX_QUERY_TERMS = 32;
@@ -72,7 +72,7 @@ export function ftsQueryFor(text: string): string | null {
 /**
  * The alternatives of a query's MATCH expression, each quoted, with the
  * index terms (Porter stems) it reads: one for a word, one per part for an
- * identifier or a camelCase phrase. match.ts chooses among them.
+ * identifier or a camelCase phrase. choose-match.ts chooses among them.
  *
  * @example matchTerms("jsonDecode get_documents") // [{ text: '"jsondecode"', stems: ["jsondecod"] }, { text: '"get_documents"', stems: ["get", "document"] }, { text: '"json decode"', stems: ["json", "decod"] }]
  */

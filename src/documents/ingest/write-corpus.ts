@@ -4,18 +4,11 @@
  * so the same code loads 20 pages locally or 100,000 chunks into a deployed
  * database.
  */
-import { planBatches, utf8Bytes, type StatementGroup } from "../d1/batches.ts";
-import { D1_LIMITS, rowsPerInsert } from "../d1/limits.ts";
-import { commonTermsMissing, refreshCommonTerms } from "./common-terms.ts";
-import type { PreparedDocument } from "./ingest.ts";
-
-/** What one ingestion run did to the pages under its base URI. */
-export interface SyncReport {
-  added: string[];
-  updated: string[];
-  unchanged: string[];
-  removed: string[];
-}
+import { planBatches, utf8Bytes, type StatementGroup } from "../../d1/batches.ts";
+import { D1_LIMITS, rowsPerInsert } from "../../d1/limits.ts";
+import { commonTermsMissing, refreshCommonTerms } from "../search/common-terms.ts";
+import type { PreparedDocument } from "./prepare-pages.ts";
+import type { SyncReport } from "../../sync-report.ts";
 
 /** How far the writing has got, after each batch. */
 export interface WriteProgress {

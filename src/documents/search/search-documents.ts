@@ -1,10 +1,12 @@
-import { AlmanacError } from "../errors.ts";
-import { sha256Hex } from "../hash.ts";
-import { cutAtLine } from "../markdown/page.ts";
+import { AlmanacError } from "../../errors.ts";
+import { sha256Hex } from "../../hash.ts";
+import { cutAtLine } from "../../markdown/page.ts";
 import { compileFilter } from "./filter.ts";
 import { retrieveChunks, toChunkHit } from "./retrieve.ts";
-import { RANKED_CANDIDATES, type ChunkHit } from "./store.ts";
-import type { D1Reader } from "../d1/sessions.ts";
+import type { ChunkHit } from "../document.ts";
+import { RANKED_CANDIDATES } from "./candidates.ts";
+import { DEFAULT_RANKING, type RankingWeights } from "./ranking-weights.ts";
+import type { D1Reader } from "../../d1/sessions.ts";
 
 /** A search request after argument validation (SPEC 2.1). */
 export interface SearchRequest {
@@ -32,12 +34,12 @@ export const MAX_PAGE_SIZE = 20;
 /** Paging stops here: only this many candidates are ranked, and results this deep are noise. */
 const MAX_OFFSET = RANKED_CANDIDATES;
 
-/** Chunks relevant to the query, best first, one page at a time. */
-export async function searchDocuments(db: D1Reader, request: SearchRequest): Promise<SearchResult> {
+/** Chunks relevant to the query, best first (ranked with `ranking`), one page at a time. */
+export async function searchDocuments(db: D1Reader, request: SearchRequest, ranking: RankingWeights = DEFAULT_RANKING): Promise<SearchResult> {
   const pageSize = request.pageSize ?? DEFAULT_PAGE_SIZE;
   const filter = compileFilter(request.filter);
   const offset = request.pageToken ? decodePageToken(request.pageToken, await pageTokenKey(request.query, request.filter)) : 0;
-  const { ranked } = await retrieveChunks(db, request.query, { source: request.filter, compiled: filter });
+  const { ranked } = await retrieveChunks(db, request.query, { source: request.filter, compiled: filter }, ranking);
   const results = withinBudget(ranked.slice(offset, offset + pageSize).map(toChunkHit), request.budgetChars);
   const nextOffset = offset + results.length;
   if (ranked.length <= nextOffset || nextOffset >= MAX_OFFSET) return { results };

@@ -1,9 +1,10 @@
-import { compileFilter } from "./filter.ts";
-import type { RankedCandidate, WeightedTerm } from "./rank.ts";
-import { retrieveChunks, toChunkHit } from "./retrieve.ts";
-import type { ChunkHit } from "./store.ts";
+import { compileFilter } from "../search/filter.ts";
+import type { RankedCandidate, WeightedTerm } from "../search/rank.ts";
+import { DEFAULT_RANKING, type RankingWeights } from "../search/ranking-weights.ts";
+import { retrieveChunks, toChunkHit } from "../search/retrieve.ts";
+import type { ChunkHit } from "../document.ts";
 import { sentencesOf, type Sentence } from "./sentences.ts";
-import type { D1Reader } from "../d1/sessions.ts";
+import type { D1Reader } from "../../d1/sessions.ts";
 
 /** A grounded answer in the shape of Google's AnswerQueryResponse. */
 export interface Answer {
@@ -28,8 +29,22 @@ const CANDIDATE_CHUNKS = 8;
 const ANSWERABLE_COVERAGE = 0.2;
 /** Only the top chunks are asked whether the question is answerable. */
 const GATE_CHUNKS = 3;
-/** Weights of sentence choice, named so `npm run eval:tune` can vary them. */
-export const ANSWERING = {
+/** Weights of sentence choice, named so `npm run eval:tune` can vary them (see DEFAULT_ANSWERING). */
+export interface AnsweringWeights {
+  readonly concreteBonus: number;
+  readonly crossParagraphs: boolean;
+  readonly centroid: number;
+  readonly leadByQuestion: boolean;
+  readonly centroidChunks: number;
+  readonly maxSentences: number;
+  readonly maxChars: number;
+  readonly relativeFloor: number;
+  readonly continuationFloor: number;
+  readonly maxContinuation: number;
+}
+
+/** The weights the product answers with (frozen: a variant is a new object). */
+export const DEFAULT_ANSWERING: AnsweringWeights = Object.freeze({
   /** Multiplier for sentences with inline code, a number or a code block of their own. */
   concreteBonus: 1.3,
   /** The best sentence's continuation may run into the next paragraphs of its chunk. */
@@ -50,7 +65,16 @@ export const ANSWERING = {
   continuationFloor: 0,
   /** How many sentences may follow the best one. */
   maxContinuation: 3,
-};
+});
+
+/** Every weight an answer depends on: retrieval's ranking and sentence choice. Passed down from the caller, never read from module state. */
+export interface AnswerWeights {
+  ranking: RankingWeights;
+  answering: AnsweringWeights;
+}
+
+/** The weights the product uses. */
+export const DEFAULT_ANSWER_WEIGHTS: AnswerWeights = Object.freeze({ ranking: DEFAULT_RANKING, answering: DEFAULT_ANSWERING });
 
 /** What kind of answer a question wants, read from its wording. */
 interface QuestionShape {
@@ -76,8 +100,8 @@ function shapeOf(query: string): QuestionShape {
  * Every word is copied from a referenced document, so it needs no model and
  * cannot invent anything.
  */
-export async function answerQuery(db: D1Reader, request: { query: string; filter?: string }): Promise<Answer> {
-  return (await answerWithSources(db, request)).answer;
+export async function answerQuery(db: D1Reader, request: { query: string; filter?: string }, weights: AnswerWeights = DEFAULT_ANSWER_WEIGHTS): Promise<Answer> {
+  return (await answerWithSources(db, request, weights)).answer;
 }
 
 /** An answer and, per reference (in the same order), the chunk its first cited sentence comes from. */
@@ -87,17 +111,22 @@ export interface SourcedAnswer {
 }
 
 /** `answerQuery` with the chunk that grounds each reference (the REST API returns it as the reference's document chunk). */
-export async function answerWithSources(db: D1Reader, request: { query: string; filter?: string }): Promise<SourcedAnswer> {
+export async function answerWithSources(
+  db: D1Reader,
+  request: { query: string; filter?: string },
+  weights: AnswerWeights = DEFAULT_ANSWER_WEIGHTS,
+): Promise<SourcedAnswer> {
+  const { answering } = weights;
   const filter = compileFilter(request.filter);
   const noAnswer: SourcedAnswer = { answer: { answerText: NO_GROUNDED_ANSWER, references: [], citations: [] }, sources: [] };
-  const { ranked, terms } = await retrieveChunks(db, request.query, { source: request.filter, compiled: filter });
+  const { ranked, terms } = await retrieveChunks(db, request.query, { source: request.filter, compiled: filter }, weights.ranking);
   const hits = ranked.slice(0, CANDIDATE_CHUNKS);
   if (!hits.slice(0, GATE_CHUNKS).some((hit) => hit.coverage >= ANSWERABLE_COVERAGE)) return noAnswer;
   const shape = shapeOf(request.query);
   const cache = new Map<string, string>();
   const sentences = hits.flatMap((hit) => sentencesOf(hit, { procedural: shape.procedural }, cache));
-  scoreSentences(sentences, terms, hits);
-  const chosen = chooseSentences(sentences, shape, hits);
+  scoreSentences(sentences, terms, hits, answering);
+  const chosen = chooseSentences(sentences, shape, hits, answering);
   if (chosen.length === 0) return noAnswer;
   const answer = composeAnswer(chosen);
   // Every reference is the page of a chosen sentence, so the look-up always finds one.
@@ -112,10 +141,10 @@ export async function answerWithSources(db: D1Reader, request: { query: string; 
  * does X work?") restate the query and answer nothing; a list item starting
  * in lower case is a fragment of the sentence above it.
  */
-function scoreSentences(sentences: Sentence[], terms: readonly WeightedTerm[], hits: readonly RankedCandidate[]): void {
+function scoreSentences(sentences: Sentence[], terms: readonly WeightedTerm[], hits: readonly RankedCandidate[], answering: AnsweringWeights): void {
   const total = terms.reduce((sum, term) => sum + term.weight, 0) || 1;
   const topScore = hits[0]?.score || 1;
-  const centrality = centralityOf(sentences, hits);
+  const centrality = centralityOf(sentences, hits, answering.centroidChunks);
   for (const sentence of sentences) {
     let covered = 0;
     let own = 0;
@@ -128,16 +157,16 @@ function scoreSentences(sentences: Sentence[], terms: readonly WeightedTerm[], h
         covered += 0.5 * term.weight;
       }
     }
-    if (own === 0 && ANSWERING.centroid === 0) continue;
+    if (own === 0 && answering.centroid === 0) continue;
     const lengthPenalty = sentence.text.length > 400 ? 0.7 : 1;
     const questionPenalty = sentence.text.endsWith("?") ? 0.3 : 1;
     const fragmentPenalty = /^\p{Ll}/u.test(sentence.text) ? 0.6 : 1;
     const chunkPrior = Math.sqrt(Math.max(0.05, sentence.hit.score / topScore));
     // A sentence naming something concrete (code, a number, a flag) is more often the answer than one restating the question.
-    const concreteBonus = sentence.code || /`[^`]+`|\d/.test(sentence.text) ? ANSWERING.concreteBonus : 1;
+    const concreteBonus = sentence.code || /`[^`]+`|\d/.test(sentence.text) ? answering.concreteBonus : 1;
     const shape = chunkPrior * lengthPenalty * questionPenalty * fragmentPenalty * concreteBonus;
     sentence.leadScore = (covered / total) * shape;
-    sentence.score = (covered / total + ANSWERING.centroid * (centrality.get(sentence) ?? 0)) * shape;
+    sentence.score = (covered / total + answering.centroid * (centrality.get(sentence) ?? 0)) * shape;
   }
 }
 
@@ -149,8 +178,8 @@ function scoreSentences(sentences: Sentence[], terms: readonly WeightedTerm[], h
  * listens"), but the answer is what the top chunks keep talking about
  * (`onListen`); this is centroid-based extractive summarisation.
  */
-function centralityOf(sentences: readonly Sentence[], hits: readonly RankedCandidate[]): Map<Sentence, number> {
-  const top = new Set(hits.slice(0, ANSWERING.centroidChunks));
+function centralityOf(sentences: readonly Sentence[], hits: readonly RankedCandidate[], centroidChunks: number): Map<Sentence, number> {
+  const top = new Set(hits.slice(0, centroidChunks));
   const sentenceFrequency = new Map<string, number>();
   const topFrequency = new Map<string, number>();
   for (const sentence of sentences) {
@@ -187,21 +216,21 @@ function centralityOf(sentences: readonly Sentence[], hits: readonly RankedCandi
  * each penalised by its overlap with what is already chosen (maximal marginal
  * relevance), so the answer does not repeat itself.
  */
-function chooseSentences(sentences: Sentence[], shape: QuestionShape, hits: readonly RankedCandidate[]): Sentence[] {
+function chooseSentences(sentences: Sentence[], shape: QuestionShape, hits: readonly RankedCandidate[], answering: AnsweringWeights): Sentence[] {
   const candidates = sentences.filter((sentence) => sentence.score > 0).sort((a, b) => b.score - a.score);
   // The lead states what was asked, so it is chosen by the question's words alone; centrality only helps fill in.
-  const best = ANSWERING.leadByQuestion ? [...candidates].sort((a, b) => b.leadScore - a.leadScore)[0] : candidates[0];
+  const best = answering.leadByQuestion ? [...candidates].sort((a, b) => b.leadScore - a.leadScore)[0] : candidates[0];
   if (!best) return [];
   const chosen: Sentence[] = [best];
   const lengthOf = (list: readonly Sentence[]) => list.reduce((sum, sentence) => sum + sentence.text.length + (sentence.code?.length ?? 0), 0);
   const add = (sentence: Sentence | undefined) => {
-    if (sentence && !chosen.includes(sentence) && chosen.length < ANSWERING.maxSentences && lengthOf(chosen) < ANSWERING.maxChars) chosen.push(sentence);
+    if (sentence && !chosen.includes(sentence) && chosen.length < answering.maxSentences && lengthOf(chosen) < answering.maxChars) chosen.push(sentence);
   };
   const continuation = sentences.filter(
-    (sentence) => sentence.hit === best.hit && (ANSWERING.crossParagraphs || sentence.paragraph === best.paragraph) && sentence.order > best.order,
+    (sentence) => sentence.hit === best.hit && (answering.crossParagraphs || sentence.paragraph === best.paragraph) && sentence.order > best.order,
   );
-  for (const next of continuation.slice(0, ANSWERING.maxContinuation)) {
-    if (next.score < ANSWERING.continuationFloor * best.score && !best.text.endsWith(":")) break;
+  for (const next of continuation.slice(0, answering.maxContinuation)) {
+    if (next.score < answering.continuationFloor * best.score && !best.text.endsWith(":")) break;
     add(next);
   }
   const bestOfPage = (parent: string | undefined) => candidates.find((sentence) => sentence.hit.parent === parent);
@@ -214,10 +243,10 @@ function chooseSentences(sentences: Sentence[], shape: QuestionShape, hits: read
     }
   }
   for (const candidate of candidates) {
-    if (chosen.length >= ANSWERING.maxSentences || lengthOf(chosen) >= ANSWERING.maxChars) break;
+    if (chosen.length >= answering.maxSentences || lengthOf(chosen) >= answering.maxChars) break;
     if (chosen.includes(candidate)) continue;
     const redundancy = Math.max(0, ...chosen.map((picked) => overlap(picked.stems, candidate.stems)));
-    if (candidate.score * (1 - 0.8 * redundancy) < ANSWERING.relativeFloor * best.score) continue;
+    if (candidate.score * (1 - 0.8 * redundancy) < answering.relativeFloor * best.score) continue;
     add(candidate);
   }
   return chosen;

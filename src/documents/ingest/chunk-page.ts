@@ -1,4 +1,4 @@
-import { LEAD_ANCHOR, outlineOf, uniqueAnchor } from "./outline.ts";
+import { LEAD_ANCHOR, outlineOf, uniqueAnchor } from "../outline.ts";
 
 /** A piece of a page that reads on its own: its heading path travels with it. */
 export interface Chunk {

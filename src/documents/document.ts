@@ -1,0 +1,50 @@
+/** The shapes of a stored page and of a search hit, which every pipeline and transport shares. */
+
+/** The document fields every result carries (SPEC 2). */
+export interface DocumentSummary {
+  name: string;
+  uri: string;
+  title: string;
+  description: string;
+  dataSource: string;
+  updateTime: string;
+}
+
+/** A whole page. */
+export interface StoredDocument extends DocumentSummary {
+  content: string;
+  contentLengthBytes: number;
+}
+
+/** One search hit: a chunk and the page it belongs to. */
+export interface ChunkHit {
+  parent: string;
+  id: string;
+  content: string;
+  document: DocumentSummary;
+}
+
+/** A page's row as D1 returns it (snake_case columns). */
+export interface DocumentRow {
+  name: string;
+  uri: string;
+  title: string;
+  description: string;
+  data_source: string;
+  update_time: string;
+  content: string;
+  content_length_bytes: number;
+}
+
+/** A page row's summary fields. */
+export function toSummary(row: Omit<DocumentRow, "content" | "content_length_bytes">): DocumentSummary {
+  return {
+    name: row.name,
+    uri: row.uri,
+    title: row.title,
+    description: row.description,
+    dataSource: row.data_source,
+    updateTime: row.update_time,
+  };
+}
+
