@@ -7,7 +7,8 @@ import { chosenMatch, plainMatch, type MatchSql, type MatchTerm } from "./choose
 import type { RankingWeights } from "./ranking-weights.ts";
 import { HIDDEN_CHUNKS_CTE, seenByDefaultSql } from "../versions.ts";
 
-interface ChunkRow {
+/** A chunk and its page's fields as the candidate and vector-neighbour statements select them. */
+export interface ChunkRow {
   parent: string;
   id: string;
   content: string;

@@ -6,6 +6,7 @@
  * it is, with the reason in Server-Timing (`fallback`) and the log, never an
  * error to the caller.
  */
+import type { ChunkRow } from "./candidates.ts";
 import { seenByDefaultSql } from "../versions.ts";
 import type { D1Reader } from "../../d1/sessions.ts";
 import { EmbeddingError, withDeadline } from "../../embeddings/embedder.ts";
@@ -124,19 +125,10 @@ function spreadOverPages(ranked: RankedCandidate[], samePage: number): RankedCan
     .map(({ candidate }) => candidate);
 }
 
-interface NeighbourRow {
+interface NeighbourRow extends ChunkRow {
   vector_id: string;
-  parent: string;
-  id: string;
-  content: string;
   heading: string;
   position: number;
-  uri: string;
-  title: string;
-  description: string;
-  data_source: string;
-  update_time: string;
-  version: string;
 }
 
 /**
