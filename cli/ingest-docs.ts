@@ -7,6 +7,7 @@ import { listFolder, readFiles } from "./files.ts";
 import { describeSync } from "./report.ts";
 import { describeMarkupCounts } from "../src/markdown/site-markup.ts";
 import { DEFAULT_CORPUS } from "../src/documents/default-corpus.ts";
+import { listVersions, type VersionInfo } from "../src/documents/versions.ts";
 import type { EmbeddingReport } from "../src/documents/ingest/embed-chunks.ts";
 import type { SemanticSearch } from "../src/embeddings/semantic-search.ts";
 
@@ -30,6 +31,8 @@ export interface DocsIngestResult extends SyncReport {
   skipped: PreparedSite["skipped"];
   /** Per page (by path), the site markup that was stripped; pages with none are absent. */
   cleaned: { path: string; summary: string }[];
+  /** For a versioned site: every version of its data source after the run. */
+  versions?: VersionInfo[];
   /** Hybrid retrieval on: what the embedding step did. */
   embedding?: EmbeddingReport;
 }
@@ -84,7 +87,10 @@ export async function ingestPages(
   const started = performance.now();
   const onProgress = progress && ((written: WriteProgress) => progress(describeWriteProgress(written, performance.now() - started)));
   const onEmbedProgress = progress && ((embedded: number, total: number) => progress(`embedded ${embedded}/${total} chunks`));
-  return { ...(await syncDocuments(db, site.baseUri, documents, { ...options, onProgress, onEmbedProgress })), skipped, cleaned };
+  const report = await syncDocuments(db, site, documents, { ...options, onProgress, onEmbedProgress });
+  if (!site.version) return { ...report, skipped, cleaned };
+  const versions = (await listVersions(db)).filter((version) => version.dataSource === site.dataSource);
+  return { ...report, skipped, cleaned, versions };
 }
 
 /**
@@ -107,7 +113,25 @@ export function describeDocsIngest(baseUri: string, result: DocsIngestResult): s
     const removed = result.embedding.removed > 0 ? `, ${result.embedding.removed} vectors removed` : "";
     parts.push(`${result.embedding.embedded} chunks embedded (${result.embedding.model})${removed}`);
   }
-  return `${baseUri}: ${parts.join(", ")}`;
+  const line = `${baseUri}: ${parts.join(", ")}`;
+  const own = result.versions?.find((version) => version.baseUri === baseUri);
+  return own && result.versions ? `${line}\n${describeVersions(own, result.versions)}` : line;
+}
+
+/**
+ * Which version a run wrote and which one searches see.
+ *
+ * @example "version v1 of docs.example.com (pages named under https://docs.example.com/v1); current: v2 (versions: v1, v2)"
+ */
+function describeVersions(own: VersionInfo, versions: readonly VersionInfo[]): string {
+  const current = versions.find((version) => version.isCurrent);
+  const state = own.isCurrent ? "current" : `not current; searches see ${current ? `"${current.label}"` : "no version"} unless a filter names this one`;
+  return `version "${own.label}" of ${own.dataSource}, pages named under ${own.baseUri}: ${state} (versions: ${versions.map((version) => `"${version.label}"`).join(", ")})`;
+}
+
+/** One line for `remove-version`: what was removed and which version is current now. */
+export function describeVersionRemoval({ version, report }: { version: VersionInfo; report: SyncReport }): string {
+  return `version "${version.label}" of ${version.dataSource} (${version.baseUri}): ${report.removed.length} pages removed`;
 }
 
 /** Per page, what was cleaned or skipped and why: the lines after the summary. */

@@ -1,6 +1,7 @@
 // `npm run ingest -- llms`: the pages an llms.txt links (or an llms-full.txt holds), read by the Worker's
 // own llms.txt reader and ingested as a folder of pages is.
 import { siteFor } from "../src/documents/ingest/prepare-pages.ts";
+import type { SiteVersion } from "../src/documents/versions.ts";
 import { type LlmsPages, readLlmsPages } from "../src/documents/ingest/readers/llms-txt.ts";
 import { type DocsIngestResult, ingestPages, refuseDefaultCorpusBase } from "./ingest-docs.ts";
 
@@ -19,13 +20,13 @@ export interface LlmsIngestResult extends DocsIngestResult {
  */
 export async function ingestLlms(
   url: string,
-  values: { "base-uri"?: string; "data-source"?: string; "skip-optional": boolean; prune: boolean },
+  values: { "base-uri"?: string; "data-source"?: string; "skip-optional": boolean; prune: boolean; version?: SiteVersion },
   connect: <T>(work: (db: D1Database) => Promise<T>) => Promise<T>,
   progress?: (line: string) => void,
 ): Promise<LlmsIngestResult> {
   const started = performance.now();
   const llms = await readLlmsPages(url, { skipOptional: values["skip-optional"], progress });
-  const site = siteFor(values["base-uri"] ?? new URL(url).origin, values["data-source"]);
+  const site = siteFor(values["base-uri"] ?? new URL(url).origin, values["data-source"], values.version);
   refuseDefaultCorpusBase(site);
   if (llms.pages.length === 0) {
     const reasons = llms.skipped.slice(0, 5).map((page) => `\n  ${page.path}: ${page.reason}`).join("");

@@ -5,6 +5,7 @@ import { parseArgs } from "node:util";
 import { DEFAULT_CRAWL_LIMITS, formatBytes, type CrawlLimits } from "../src/documents/ingest/readers/site/crawl.ts";
 import { ingestSite, type SiteIngestResult } from "../src/documents/ingest/readers/site/ingest.ts";
 import { siteFor } from "../src/documents/ingest/prepare-pages.ts";
+import { VERSION_OPTIONS, versionOption } from "./version-option.ts";
 import { scopeOf } from "../src/documents/ingest/readers/site/scope.ts";
 import { describeWriteProgress, refuseDefaultCorpusBase } from "./ingest-docs.ts";
 import { withEnv } from "./env.ts";
@@ -13,7 +14,7 @@ import { progressPrinter } from "./progress.ts";
 import { describeSync } from "./report.ts";
 
 export const SITE_USAGE = `usage:
-  npm run ingest -- site <URL> [--base-uri <https://public/prefix>] [--data-source <host>]
+  npm run ingest -- site <URL> [--base-uri <https://public/prefix>] [--data-source <host>] [--version <label> [--current]]
       [--include <glob>]… [--exclude <glob>]… [--max-pages <n>] [--content-selector <css>]
       [--timeout <seconds>] [--prune] [--remote] [--persist-to <dir>]
 
@@ -39,6 +40,7 @@ export async function ingestSiteCommand(argv: string[]): Promise<void> {
     options: {
       "base-uri": { type: "string" },
       "data-source": { type: "string" },
+      ...VERSION_OPTIONS,
       include: { type: "string", multiple: true, default: [] },
       exclude: { type: "string", multiple: true, default: [] },
       "max-pages": { type: "string" },
@@ -54,6 +56,7 @@ export async function ingestSiteCommand(argv: string[]): Promise<void> {
   const [start, ...extra] = positionals;
   if (!start || extra.length > 0) throw new Error("give exactly one URL to crawl, e.g. npm run ingest -- site https://docs.example.com/");
   const scope = scopeOf(start);
+  const version = versionOption(values);
   refuseDefaultCorpusBase(siteFor(values["base-uri"] ?? `${scope.origin}${scope.prefix}`, values["data-source"]));
   const limits: Partial<CrawlLimits> = {};
   if (values["max-pages"] !== undefined) limits.maxPages = positiveNumber("--max-pages", values["max-pages"]);
@@ -67,6 +70,7 @@ export async function ingestSiteCommand(argv: string[]): Promise<void> {
       start,
       baseUri: values["base-uri"],
       dataSource: values["data-source"],
+      ...(version ? { version } : {}),
       prune: values.prune,
       fetch: globalThis.fetch,
       userAgent: userAgent(),

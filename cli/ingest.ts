@@ -1,12 +1,16 @@
-// npm run ingest -- docs <dir> --base-uri <https://host[/prefix]> [--data-source <host>] [--prune] [--remote] [--persist-to <dir>]
-// npm run ingest -- archive <URL|file.tar.gz> --base-uri <https://host[/prefix]> [--path <dir>] [--data-source <host>] [--prune] [--remote] [--persist-to <dir>]
-// npm run ingest -- llms <URL of llms.txt|llms-full.txt> [--base-uri <URI>] [--skip-optional] [--data-source <host>] [--prune] [--remote] [--persist-to <dir>]
+// npm run ingest -- docs <dir> --base-uri <https://host[/prefix]> [--data-source <host>] [--version <label> [--current]] [--prune] [--remote] [--persist-to <dir>]
+// npm run ingest -- archive <URL|file.tar.gz> --base-uri <https://host[/prefix]> [--path <dir>] [--data-source <host>] [--version <label> [--current]] [--prune] [--remote] [--persist-to <dir>]
+// npm run ingest -- llms <URL of llms.txt|llms-full.txt> [--base-uri <URI>] [--skip-optional] [--data-source <host>] [--version <label> [--current]] [--prune] [--remote] [--persist-to <dir>]
+// npm run ingest -- remove-version <label> [--data-source <host>] [--remote] [--persist-to <dir>]
 // npm run ingest -- library <dir> [--library <name>] [--prune] [--remote] [--persist-to <dir>]
 import { parseArgs } from "node:util";
 import { siteFor } from "../src/documents/ingest/prepare-pages.ts";
-import { describeDocsIngest, describeDocsPages, ingestDocsFolder, refuseDefaultCorpusBase } from "./ingest-docs.ts";
+import { describeDocsIngest, describeDocsPages, describeVersionRemoval, ingestDocsFolder, refuseDefaultCorpusBase } from "./ingest-docs.ts";
 import { describeArchiveRead, ingestArchive } from "./ingest-archive.ts";
 import { describeLlmsRead, ingestLlms } from "./ingest-llms.ts";
+import { removeVersion } from "../src/documents/ingest/write-corpus.ts";
+import { VERSION_OPTIONS, versionOption } from "./version-option.ts";
+import type { SiteVersion } from "../src/documents/versions.ts";
 import { USER_LIBRARY, checkLibraryName, describeLibraryIngest, ingestLibraryFolder } from "./ingest-library.ts";
 import { withEnv } from "./env.ts";
 import { cliSemanticSearch, embeddingsVars } from "./embeddings-vars.ts";
@@ -16,7 +20,9 @@ import { runCli } from "./run-cli.ts";
 import { ingestSiteCommand } from "./ingest-site.ts";
 
 const USAGE = `usage:
-  npm run ingest -- docs <dir> --base-uri <https://host[/prefix]> [--data-source <host>] [--prune] [--remote] [--persist-to <dir>]
+  npm run ingest -- docs <dir> --base-uri <https://host[/prefix]> [--data-source <host>] [--version <label> [--current]] [--prune] [--remote] [--persist-to <dir>]
+
+  npm run ingest -- remove-version <label> [--data-source <host>] [--remote] [--persist-to <dir>]
 
   npm run ingest -- archive <URL|file.tar.gz> --base-uri <https://host[/prefix]> [--path <dir>] [--data-source <host>] [--prune] [--remote] [--persist-to <dir>]
 
@@ -38,6 +44,16 @@ llms: fetches the pages an llms.txt links (## Optional too, unless --skip-option
 llms-full.txt into its pages, on the file's origin only, then loads them as docs does. Names are
 documents/<host>/<path> of each page's URL (a .md suffix dropped); --base-uri maps the origin.
 
+--version <label> ingests the folder as that version of its data source (free text: v2, 3.x,
+2026-10). Each version needs its own base URI, as versioned sites publish them
+(https://docs.example.com/v2): a page's name is documents/ + its URI, and a base URI already
+holding another version is refused. Searches and answers see each data source's current version
+(plus unversioned pages) unless a filter names one: the version last ingested with --current,
+else the one added last. Re-ingesting a version with --current makes it current again.
+
+remove-version: deletes exactly the pages of that version (--data-source when two data sources
+have a version of that label); the data source's current version is worked out again.
+
 library: loads StackQL query-library entries (<dir> holds the <family>/ folders) into the
 library <name> (default "${USER_LIBRARY}"): metadata into D1, templates into KV. Invalid files
 are reported with the field at fault and not served. --prune removes entries of that library
@@ -57,19 +73,26 @@ async function main(argv: string[]): Promise<void> {
       "skip-optional": { type: "boolean", default: false },
       remote: { type: "boolean", default: false },
       prune: { type: "boolean", default: false },
+      ...VERSION_OPTIONS,
       "persist-to": { type: "string", default: DEFAULT_STATE_DIR },
       help: { type: "boolean", short: "h", default: false },
     },
   });
   if (values.help) return console.log(USAGE);
   const [kind, dir, ...extra] = positionals;
-  if (kind === "library") return ingestLibrary(dir, extra, values);
-  if (kind === "archive") return ingestArchiveCommand(dir, extra, values);
-  if (kind === "llms") return ingestLlmsCommand(dir, extra, values);
-  if (kind !== "docs") throw new Error(kind ? `unknown kind "${kind}"; expected "docs", "archive", "llms" or "library"` : "say what to ingest: docs, archive, llms or library");
+  // Parsed once for every kind that writes pages; the library has no versions.
+  const version = versionOption(values);
+  if (kind === "library") {
+    if (version) throw new Error("--version and --current are for documentation (docs, archive, llms, site); library entries have no versions");
+    return ingestLibrary(dir, extra, values);
+  }
+  if (kind === "remove-version") return removeVersionCommand(dir, extra, values);
+  if (kind === "archive") return ingestArchiveCommand(dir, extra, values, version);
+  if (kind === "llms") return ingestLlmsCommand(dir, extra, values, version);
+  if (kind !== "docs") throw new Error(kind ? `unknown kind "${kind}"; expected "docs", "archive", "llms", "site", "library" or "remove-version"` : "say what to ingest: docs, archive, llms, site or library");
   if (!dir || extra.length > 0) throw new Error("give exactly one folder to ingest");
   if (!values["base-uri"]) throw new Error("--base-uri is required, e.g. --base-uri https://docs.example.com");
-  const site = siteFor(values["base-uri"], values["data-source"]);
+  const site = siteFor(values["base-uri"], values["data-source"], version);
   refuseDefaultCorpusBase(site);
   const progress = progressPrinter("ingest");
   // With --remote, the very code path of a local run, against the deployed D1 database, in batches within D1's limits.
@@ -79,6 +102,12 @@ async function main(argv: string[]): Promise<void> {
   ).finally(progress.done);
   for (const line of describeDocsPages(result)) console.log(line);
   console.log(describeDocsIngest(site.baseUri, result));
+}
+
+async function removeVersionCommand(label: string | undefined, extra: string[], values: { "data-source"?: string; remote: boolean; "persist-to": string }): Promise<void> {
+  if (!label || extra.length > 0) throw new Error('give exactly one version label to remove, e.g. npm run ingest -- remove-version v1 --data-source docs.example.com');
+  const removed = await withEnv({ remote: values.remote, persistTo: values["persist-to"] }, (env) => removeVersion(env.DB, label.trim(), values["data-source"]));
+  console.log(describeVersionRemoval(removed));
 }
 
 async function ingestLibrary(
@@ -107,10 +136,10 @@ interface ReaderValues {
   "persist-to": string;
 }
 
-async function ingestArchiveCommand(source: string | undefined, extra: string[], values: ReaderValues): Promise<void> {
+async function ingestArchiveCommand(source: string | undefined, extra: string[], values: ReaderValues, version: SiteVersion | undefined): Promise<void> {
   if (!source || extra.length > 0) throw new Error("give exactly one archive: a URL or a file of a .tar.gz");
   if (!values["base-uri"]) throw new Error("--base-uri is required: where the archive's pages are published, e.g. --base-uri https://docs.example.com");
-  const site = siteFor(values["base-uri"], values["data-source"]);
+  const site = siteFor(values["base-uri"], values["data-source"], version);
   refuseDefaultCorpusBase(site);
   const progress = progressPrinter("ingest");
   const connect = <T>(work: (db: D1Database) => Promise<T>) => withEnv({ remote: values.remote, persistTo: values["persist-to"] }, (env) => work(env.DB));
@@ -119,11 +148,11 @@ async function ingestArchiveCommand(source: string | undefined, extra: string[],
   console.log(describeDocsIngest(site.baseUri, result));
 }
 
-async function ingestLlmsCommand(url: string | undefined, extra: string[], values: ReaderValues): Promise<void> {
+async function ingestLlmsCommand(url: string | undefined, extra: string[], values: ReaderValues, version: SiteVersion | undefined): Promise<void> {
   if (!url || extra.length > 0) throw new Error("give exactly one URL: an llms.txt or an llms-full.txt");
   const progress = progressPrinter("ingest");
   const connect = <T>(work: (db: D1Database) => Promise<T>) => withEnv({ remote: values.remote, persistTo: values["persist-to"] }, (env) => work(env.DB));
-  const result = await ingestLlms(url, values, connect, progress.update).finally(progress.done);
+  const result = await ingestLlms(url, { ...values, version }, connect, progress.update).finally(progress.done);
   for (const line of [...describeLlmsRead(result), ...describeDocsPages(result)]) console.log(line);
   console.log(describeDocsIngest(result.baseUri, result));
 }

@@ -8,6 +8,8 @@ export interface DocumentSummary {
   description: string;
   dataSource: string;
   updateTime: string;
+  /** The version the page belongs to (src/documents/versions.ts); absent for unversioned pages, whose shape is unchanged. */
+  version?: string;
 }
 
 /** A whole page. */
@@ -34,6 +36,8 @@ export interface DocumentRow {
   update_time: string;
   content: string;
   content_length_bytes: number;
+  /** '' when unversioned; absent from statements that do not read it. */
+  version?: string;
 }
 
 /** A page row's summary fields. */
@@ -45,6 +49,7 @@ export function toSummary(row: Omit<DocumentRow, "content" | "content_length_byt
     description: row.description,
     dataSource: row.data_source,
     updateTime: row.update_time,
+    ...(row.version ? { version: row.version } : {}),
   };
 }
 

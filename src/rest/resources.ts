@@ -46,6 +46,8 @@ export function documentMessage(document: DocumentFields, view: DocumentView) {
     updateTime: document.updateTime,
     view,
     contentLengthBytes: document.contentLengthBytes,
+    // An extension field (not in Google's Document message; its clients ignore it), set only for versioned pages.
+    ...(document.version ? { version: document.version } : {}),
   };
 }
 

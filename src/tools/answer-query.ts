@@ -29,6 +29,10 @@ export const answerQueryTool = defineTool({
         }),
       )
       .describe("Which reference grounds each span of answerText"),
+    referenceVersions: z
+      .array(z.string())
+      .optional()
+      .describe("Per reference, the documentation version its page belongs to ('' for an unversioned page); absent when no reference is versioned. An answer draws on one version per data source"),
   },
   annotations: { title: "Answer a question from the documentation", ...READ_ONLY_ANNOTATIONS },
   async run(env, args, context) {
@@ -50,6 +54,11 @@ export function formatAnswer(answer: Answer): string {
     cursor = citation.endIndex;
   }
   text += decoder.decode(bytes.slice(cursor));
-  const references = answer.references.map((name, index) => `${index + 1}. ${name}`).join("\n");
+  const references = answer.references
+    .map((name, index) => {
+      const version = answer.referenceVersions?.[index];
+      return `${index + 1}. ${name}${version ? ` (version ${version})` : ""}`;
+    })
+    .join("\n");
   return `${text}\n\nReferences (pass these names to get_documents for the full pages):\n${references}`;
 }

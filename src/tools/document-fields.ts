@@ -14,7 +14,7 @@ export const filterField = z
   .max(MAX_FILTER_LENGTH, `filter must be at most ${MAX_FILTER_LENGTH} characters`)
   .optional()
   .describe(
-    'Optional AIP-160 filter on data_source, uri (=, !=), update_time (RFC 3339 in quotes; =, <, <=, >, >=) and content_length_bytes; AND, OR, NOT, parentheses. Example: data_source = "dart.dev" AND update_time > "2026-01-01T00:00:00Z"',
+    'Optional AIP-160 filter on data_source, uri, version (=, !=), update_time (RFC 3339 in quotes; =, <, <=, >, >=) and content_length_bytes; AND, OR, NOT, parentheses. Without a version restriction each data source\'s current version is searched; version = "v1" picks an older one, version = "*" every version. Example: data_source = "dart.dev" AND update_time > "2026-01-01T00:00:00Z"',
   );
 
 /** The document fields every search hit carries. */
@@ -25,4 +25,5 @@ export const documentSummarySchema = z.object({
   description: z.string().describe("One-line summary of the page (may be empty)"),
   dataSource: z.string().describe("The site the page comes from, e.g. dart.dev"),
   updateTime: z.string().describe("When the page content last changed (RFC 3339)"),
+  version: z.string().optional().describe("The documentation version the page belongs to, e.g. v2; absent for unversioned pages"),
 });

@@ -55,6 +55,7 @@ export function formatSearchResult(query: string, result: SearchResult): string 
       `## ${index + 1}. ${hit.document.title}`,
       `- uri: ${sectionLink(hit.document.uri, hit.id)}`,
       `- parent: ${hit.parent}`,
+      ...(hit.document.version ? [`- version: ${hit.document.version} (${hit.document.dataSource})`] : []),
       `- updated: ${hit.document.updateTime}`,
       "",
       hit.content,

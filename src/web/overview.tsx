@@ -85,7 +85,21 @@ const CorpusTable: FC<{ corpus: Outcome<DataSourceStats[]> }> = ({ corpus }) => 
         <tbody>
           {corpus.value.map((source) => (
             <tr>
-              <th scope="row">{source.dataSource}</th>
+              <th scope="row">
+                {source.dataSource}
+                {source.versions ? (
+                  <small class="versions">
+                    {" "}
+                    versions:{" "}
+                    {source.versions.map((version, index) => (
+                      <>
+                        {index > 0 ? ", " : ""}
+                        {version.current ? <strong>{version.label} (current)</strong> : version.label}
+                      </>
+                    ))}
+                  </small>
+                ) : null}
+              </th>
               <td class="n">{count(source.pages)}</td>
               <td class="n">{count(source.sections)}</td>
               <td>

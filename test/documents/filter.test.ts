@@ -176,10 +176,10 @@ describe("compileFilter: combinators and precedence", () => {
 describe("compileFilter: errors say what and where", () => {
   it("names an unknown field and lists the supported ones", () => {
     expect(rejection('title = "x"')).toBe(
-      'filter: unknown field "title" at position 1; supported fields: data_source, uri, update_time, content_length_bytes',
+      'filter: unknown field "title" at position 1; supported fields: data_source, uri, update_time, content_length_bytes, version',
     );
     expect(rejection('uri = "a" AND constructor = "x"')).toBe(
-      'filter: unknown field "constructor" at position 15; supported fields: data_source, uri, update_time, content_length_bytes',
+      'filter: unknown field "constructor" at position 15; supported fields: data_source, uri, update_time, content_length_bytes, version',
     );
     expect(rejection('document.uri = "x"')).toMatch(/^filter: unknown field "document.uri" at position 1;/);
   });
@@ -345,5 +345,23 @@ describe("compileFilter: any input", () => {
       }),
       { numRuns: 1000 },
     );
+  });
+});
+
+describe("the version field", () => {
+  it("compiles = and != to bound parameters and marks the filter as naming a version", () => {
+    expect(compileFilter('version = "v1"')).toEqual({ sql: "(d.version = ?)", params: ["v1"], namesVersion: true });
+    expect(compileFilter('data_source = "a.dev" AND version != "2.x"')).toEqual({ sql: "((d.data_source = ?) AND (d.version != ?))", params: ["a.dev", "2.x"], namesVersion: true });
+    expect(compileFilter('data_source = "a.dev"')).not.toHaveProperty("namesVersion");
+  });
+
+  it('reads version = "*" as every version, with nothing bound', () => {
+    expect(compileFilter('version = "*"')).toEqual({ sql: "(1)", params: [], namesVersion: true });
+  });
+
+  it("says what is wrong with a version restriction", () => {
+    expect(() => compileFilter('version != "*"')).toThrow('filter: version != "*" at position 1 matches nothing; write version = "*" for every version');
+    expect(() => compileFilter("version = v1")).toThrow('filter: expected a quoted string for version at position 11, e.g. "v2" (or "*" for every version)');
+    expect(() => compileFilter('version > "v1"')).toThrow('filter: operator ">" is not supported for STRING field "version" at position 9; use = or !=');
   });
 });

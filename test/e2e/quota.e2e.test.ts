@@ -186,3 +186,91 @@ describe("the answer_query quota on a running server", () => {
     expect(after.refused[0]?.body).toContain("may make 2 calls per UTC day and has none left");
   }, 240_000);
 });
+
+/** One answer_query call through one of the four doors, as its clients send it. */
+type Door = "2026-07-28 MCP" | "2025 session" | "REST answerQuery" | "landing page ask form";
+
+interface DoorResponse {
+  door: Door;
+  status: number;
+  headers: Headers;
+  body: string;
+}
+
+/** Whether a 200 from a door carries an answer (not an error result that happens to be 200). */
+function isAnswer({ door, body }: DoorResponse): boolean {
+  if (door === "landing page ask form") return body.includes('<div class="answer">') || body.includes("No grounded answer");
+  return body.includes("answerText");
+}
+
+/** The minute's end is near: wait for the next minute, so a burst and the count read after it share one. */
+async function startOfAMinute(marginMs: number): Promise<void> {
+  const left = 60_000 - (Date.now() % 60_000);
+  if (left < marginMs) await new Promise((resolve) => setTimeout(resolve, left + 50));
+}
+
+describe("one answer_query allowance behind all four doors", () => {
+  it("admits exactly N of 3N concurrent calls spread over MCP 2026-07-28, 2025 sessions, REST and the ask form, and counts exactly N", async () => {
+    const N = 8;
+    const PER_MINUTE = 100;
+    const key = createKey(["--label", "four-doors", "--answer-per-day", String(N), "--answer-per-minute", String(PER_MINUTE)]);
+    const base = server?.url ?? "";
+    const question = "How is the answer_query quota counted?";
+    // Two sessions, as two clients of one key would hold.
+    const sessions = [await openSession({ "X-Goog-Api-Key": key }), await openSession({ "X-Goog-Api-Key": key })];
+    const doors: Door[] = ["2026-07-28 MCP", "2025 session", "REST answerQuery", "landing page ask form"];
+    const send = async (door: Door, i: number): Promise<DoorResponse> => {
+      let response: Response;
+      if (door === "2026-07-28 MCP") {
+        response = await post(modernAnswerQuery(`q-${i}`), { "X-Goog-Api-Key": key, ...modernHeaders("answer_query") });
+      } else if (door === "2025 session") {
+        const session = sessions[i % sessions.length] as Record<string, string>;
+        response = await post({ jsonrpc: "2.0", id: i, method: "tools/call", params: { name: "answer_query", arguments: { query: question } } }, session);
+      } else if (door === "REST answerQuery") {
+        response = await fetch(`${base}/v1:answerQuery`, { method: "POST", headers: { "X-Goog-Api-Key": key, "Content-Type": "application/json" }, body: JSON.stringify({ query: question }) });
+      } else {
+        // A form cannot send headers: the page's key field goes in the body.
+        response = await fetch(`${base}/try/ask`, { method: "POST", headers: { "Content-Type": "application/x-www-form-urlencoded" }, body: new URLSearchParams({ query: question, key }) });
+      }
+      return { door, status: response.status, headers: response.headers, body: await response.text() };
+    };
+
+    await startOfAMinute(30_000);
+    const minute = Math.floor(Date.now() / 60_000);
+    // 3N calls at once, the doors interleaved: 6 through each.
+    const responses = await Promise.all(Array.from({ length: 3 * N }, (_, i) => send(doors[i % doors.length] as Door, i)));
+    const admitted = responses.filter((r) => r.status === 200);
+    const refused = responses.filter((r) => r.status === 429);
+    const byDoor = doors.map((door) => `${door} ${admitted.filter((r) => r.door === door).length}/${responses.filter((r) => r.door === door).length}`);
+    console.log(`e2e: ${3 * N} concurrent answer_query over four doors, key limit ${N}/day: ${admitted.length} × 200, ${refused.length} × 429 (admitted by door: ${byDoor.join(", ")})`);
+
+    expect(responses.filter((r) => r.status !== 200 && r.status !== 429).map((r) => `${r.door}: ${r.status} ${r.body.slice(0, 200)}`)).toEqual([]);
+    expect(admitted).toHaveLength(N);
+    expect(refused).toHaveLength(2 * N);
+    for (const r of admitted) expect(isAnswer(r), `${r.door}: ${r.body.slice(0, 300)}`).toBe(true);
+    // Each admitted call saw its own count: the remaining allowance after each charge is N-1, N-2, …, 0, each once.
+    const remaining = admitted.map((r) => Number(r.headers.get("RateLimit-Remaining"))).sort((a, b) => a - b);
+    expect(remaining).toEqual(Array.from({ length: N }, (_, i) => i));
+    for (const r of refused) {
+      expect(r.headers.get("RateLimit-Limit"), r.door).toBe(String(N));
+      expect(r.headers.get("RateLimit-Remaining"), r.door).toBe("0");
+      expect(r.headers.get("RateLimit-Policy"), r.door).toBe(`${PER_MINUTE};w=60, ${N};w=86400`);
+      const retryAfter = Number(r.headers.get("Retry-After"));
+      expect(retryAfter, r.door).toBeGreaterThanOrEqual(1);
+      expect(retryAfter, r.door).toBeLessThanOrEqual(86_400);
+      // Each door says why in its own form; all say the same words.
+      expect(r.body, r.door).toContain(`may make ${N} calls per UTC day and has none left`);
+    }
+
+    // The count afterwards, as the landing page reads it from the same counter: the day spent, the minute down by exactly N.
+    await new Promise((resolve) => setTimeout(resolve, 1_000)); // refunds run after their response: let any land first
+    const page = await (await fetch(base, { headers: { "X-Goog-Api-Key": key } })).text();
+    const window = (name: string) => {
+      const cells = new RegExp(`<tr data-window="${name}">.*?<td class="n">([\\d,]+)</td><td class="n">([\\d,]+)</td>`, "s").exec(page);
+      return cells ? { remaining: Number(cells[1]?.replace(/,/g, "")), limit: Number(cells[2]?.replace(/,/g, "")) } : undefined;
+    };
+    expect(window("day")).toEqual({ remaining: 0, limit: N });
+    expect(Math.floor(Date.now() / 60_000), "the burst and the count read must share a minute").toBe(minute);
+    expect(window("minute")).toEqual({ remaining: PER_MINUTE - N, limit: PER_MINUTE });
+  }, 120_000);
+});

@@ -1,10 +1,10 @@
 // A real HTTP server on a free loopback port serving a folder the way static hosts do:
 // content types by extension, ETag and Last-Modified, 304 for a matching conditional request,
 // `dir/` served from `dir/index.html`. Extra routes let a test make a site misbehave.
-import { spawn } from "node:child_process";
 import { createReadStream, statSync } from "node:fs";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import { extname, join, normalize } from "node:path";
+import { ingest } from "./readers.ts";
 
 const TYPES: Record<string, string> = {
   ".html": "text/html; charset=utf-8",
@@ -84,18 +84,8 @@ function notFound(response: ServerResponse): void {
 }
 
 /** Runs `npm run ingest -- …` without blocking this process, which also serves the site being crawled. */
-export function ingestAsync(args: string[], timeoutMs = 900_000): Promise<{ status: number | null; output: string; ms: number }> {
-  return new Promise((resolve) => {
-    const started = performance.now();
-    const child = spawn(process.execPath, ["cli/ingest.ts", ...args], { stdio: ["ignore", "pipe", "pipe"] });
-    let output = "";
-    child.stdout.on("data", (data: Buffer) => (output += data.toString()));
-    child.stderr.on("data", (data: Buffer) => (output += data.toString()));
-    const timer = setTimeout(() => child.kill("SIGKILL"), timeoutMs);
-    child.on("close", (status) => {
-      clearTimeout(timer);
-      resolve({ status, output, ms: performance.now() - started });
-    });
-  });
+export async function ingestAsync(args: string[], timeoutMs = 900_000): Promise<{ status: number | null; output: string; ms: number }> {
+  const { status, output, seconds } = await ingest(args, timeoutMs);
+  return { status, output, ms: seconds * 1000 };
 }
 

@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { findStoredEntry } from "../../src/library/store.ts";
 import { callTool, connectClient, resultText } from "../mcp/connect.ts";
 import { loadDefaultLibrary, loadStackqlLibrary } from "./fixtures.ts";
+import { quoted } from "../../src/text/quote.ts";
 
 let client: Client;
 
@@ -112,15 +113,15 @@ describe("errors a model sees", () => {
     expect(text(result)).toBe(message);
   });
 
-  it("answers an over-long id with SPEC's id messages, never the schema's length error", async () => {
+  it("answers an over-long id with SPEC's id messages, quoting only its first 200 characters, never the schema's length error", async () => {
     const malformed = `AWS/${"x".repeat(5000)}`;
     const invalid = await call("query_library_get", { id: malformed });
     expect(invalid.isError).toBe(true);
-    expect(text(invalid)).toBe(`INVALID_ARGUMENT: invalid query id "${malformed}"`);
+    expect(text(invalid)).toBe(`INVALID_ARGUMENT: invalid query id "${quoted(malformed)}"`);
     const wellFormed = `aws/s3/${"x".repeat(5000)}`;
     const unknown = await call("query_library_get", { id: wellFormed });
     expect(unknown.isError).toBe(true);
-    expect(text(unknown)).toBe(`NOT_FOUND: unknown query id "${wellFormed}"; use query_library_search to find valid ids`);
+    expect(text(unknown)).toBe(`NOT_FOUND: unknown query id "${quoted(wellFormed)}"; use query_library_search to find valid ids`);
   });
 
   it("refuses a limit above 20", async () => {

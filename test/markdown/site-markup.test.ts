@@ -76,4 +76,12 @@ describe("cleanSiteMarkup", () => {
     expect(describeMarkupCounts({ "processing instructions": 12, "Liquid tags": 3 })).toBe("12 processing instructions, 3 Liquid tags");
     expect(describeMarkupCounts({})).toBe("");
   });
+
+  // Regression: trailing blanks were cut with /[ \t]+$/gm, which is quadratic in a run of spaces
+  // inside a line; a 5 MB page of padded table cells (Python's genindex-all) took 15 minutes.
+  it("keeps a long run of spaces inside a line and drops only the line's trailing ones", () => {
+    const padded = `| a${" ".repeat(200_000)}| b |   \nnext  `;
+    const { body } = cleanSiteMarkup(padded);
+    expect(body).toBe(`| a${" ".repeat(200_000)}| b |\nnext`);
+  });
 });

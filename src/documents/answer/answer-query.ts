@@ -4,6 +4,7 @@ import { DEFAULT_RANKING, type RankingWeights } from "../search/ranking-weights.
 import { retrieveChunks, toChunkHit } from "../search/retrieve.ts";
 import type { ChunkHit } from "../document.ts";
 import { sentencesOf, type Sentence } from "./sentences.ts";
+import { oneVersionPerSource } from "./one-version.ts";
 import type { D1Reader } from "../../d1/sessions.ts";
 import type { SemanticSearch } from "../../embeddings/semantic-search.ts";
 
@@ -14,6 +15,8 @@ export interface Answer {
   references: string[];
   /** Spans of answerText (UTF-8 byte offsets) and the references that ground them. */
   citations: { startIndex: number; endIndex: number; sources: { referenceIndex: number }[] }[];
+  /** Per reference, its page's version ('' for an unversioned page); absent when no reference is versioned. */
+  referenceVersions?: string[];
 }
 
 export const NO_GROUNDED_ANSWER =
@@ -143,7 +146,10 @@ export async function answerWithSources(
   const { answering } = weights;
   const filter = compileFilter(request.filter);
   const noAnswer: SourcedAnswer = { answer: { answerText: NO_GROUNDED_ANSWER, references: [], citations: [] }, sources: [] };
-  const { ranked, terms, namedSites } = await retrieveChunks(db, request.query, { source: request.filter, compiled: filter }, weights.ranking, semantic);
+  const retrieved = await retrieveChunks(db, request.query, { source: request.filter, compiled: filter }, weights.ranking, semantic);
+  const { terms, namedSites } = retrieved;
+  // An answer never mixes versions: one per data source, the best-ranked one's.
+  const ranked = oneVersionPerSource(retrieved.ranked);
   const quoted = answerSources(ranked, namedSites);
   const hits = ranked.filter((hit) => quoted.has(hit.document.dataSource)).slice(0, CANDIDATE_CHUNKS);
   if (!hits.slice(0, GATE_CHUNKS).some((hit) => hit.coverage >= ANSWERABLE_COVERAGE)) return noAnswer;
@@ -156,6 +162,7 @@ export async function answerWithSources(
   const answer = composeAnswer(chosen);
   // Every reference is the page of a chosen sentence, so the look-up always finds one.
   const sources = answer.references.map((parent) => toChunkHit((chosen.find((sentence) => sentence.hit.parent === parent) as Sentence).hit));
+  if (sources.some((source) => source.document.version)) answer.referenceVersions = sources.map((source) => source.document.version ?? "");
   return { answer, sources };
 }
 

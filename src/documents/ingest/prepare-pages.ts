@@ -4,11 +4,14 @@ import { markdownLines, parseMarkdownPage } from "../../markdown/page.ts";
 import { cleanSiteMarkup, type MarkupCounts } from "../../markdown/site-markup.ts";
 import { removeInvisible } from "../../text/invisible.ts";
 import { PAGE_EXTENSION, documentNameForUri, normalizeBaseUri, pageUri } from "../names.ts";
+import { versionLabel, type SiteVersion } from "../versions.ts";
 
-/** Where a folder of pages is published: its base URI and the data source it reports. */
+/** Where a folder of pages is published: its base URI, the data source it reports and, for a versioned site, which version it is. */
 export interface Site {
   baseUri: string;
   dataSource: string;
+  /** Absent: unversioned pages, as before versions existed (src/documents/versions.ts). */
+  version?: SiteVersion;
 }
 
 /** A page ready to store: the document fields plus its chunks. */
@@ -19,6 +22,8 @@ export interface PreparedDocument {
   description: string;
   content: string;
   dataSource: string;
+  /** The version label, '' when unversioned. */
+  version: string;
   contentLengthBytes: number;
   /** SHA-256 of everything stored, so unchanged pages keep their updateTime. */
   contentHash: string;
@@ -40,10 +45,13 @@ export class PageError extends Error {
 }
 
 /**
- * Checks a `--base-uri` and derives the site; the data source defaults to the host.
- * Throws a plain Error saying what a valid base URI looks like.
+ * Checks a `--base-uri` (and a `--version` label) and derives the site; the
+ * data source defaults to the host. Throws a plain Error saying what a valid
+ * base URI or label looks like.
+ *
+ * @example siteFor("https://docs.example.com/v2", undefined, { label: "v2", current: true })
  */
-export function siteFor(baseUri: string, dataSource?: string): Site {
+export function siteFor(baseUri: string, dataSource?: string, version?: SiteVersion): Site {
   let url: URL;
   try {
     url = new URL(baseUri);
@@ -54,7 +62,8 @@ export function siteFor(baseUri: string, dataSource?: string): Site {
     throw new Error(`--base-uri "${baseUri}" must start with https:// or http://`);
   }
   if (url.search || url.hash) throw new Error(`--base-uri "${baseUri}" must not have a query or fragment`);
-  return { baseUri: normalizeBaseUri(`${url.origin}${url.pathname}`), dataSource: dataSource ?? url.host };
+  const site = { baseUri: normalizeBaseUri(`${url.origin}${url.pathname}`), dataSource: dataSource ?? url.host };
+  return version ? { ...site, version: { label: versionLabel(version.label), current: version.current } } : site;
 }
 
 /**
@@ -78,6 +87,9 @@ export async function prepareDocument(relativePath: string, text: string, site: 
     frontMatterString(relativePath, page.frontMatter, "description") ?? frontMatterString(relativePath, page.frontMatter, "summary") ?? "";
   if (!content) return null;
   const uri = pageUri(site.baseUri, relativePath);
+  const version = site.version?.label ?? "";
+  // An unversioned page hashes as it always has, so existing pages keep their updateTime.
+  const hashed = version ? [title, description, content, site.dataSource, version] : [title, description, content, site.dataSource];
   return {
     name: documentNameForUri(uri),
     uri,
@@ -85,8 +97,9 @@ export async function prepareDocument(relativePath: string, text: string, site: 
     description,
     content,
     dataSource: site.dataSource,
+    version,
     contentLengthBytes: new TextEncoder().encode(content).byteLength,
-    contentHash: await sha256Hex(JSON.stringify([title, description, content, site.dataSource])),
+    contentHash: await sha256Hex(JSON.stringify(hashed)),
     chunks: chunkDocument(title, content),
     path: relativePath,
     markupRemoved: removed,

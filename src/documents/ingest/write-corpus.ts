@@ -7,8 +7,9 @@
 import { planBatches, utf8Bytes, type StatementGroup } from "../../d1/batches.ts";
 import { D1_LIMITS, rowsPerInsert } from "../../d1/limits.ts";
 import { commonTermsMissing, refreshCommonTerms } from "../search/common-terms.ts";
-import type { PreparedDocument } from "./prepare-pages.ts";
+import type { PreparedDocument, Site } from "./prepare-pages.ts";
 import type { SyncReport } from "../../sync-report.ts";
+import { findVersion, forgetVersionStatements, recordVersionStatements, refuseVersionConflicts, type VersionInfo } from "../versions.ts";
 import type { SemanticSearch } from "../../embeddings/semantic-search.ts";
 import { embedChunks, type EmbeddingReport } from "./embed-chunks.ts";
 
@@ -21,7 +22,8 @@ export interface WriteProgress {
 }
 
 /**
- * Makes the pages ingested under `baseUri` match `documents`: new pages are
+ * Makes the pages ingested under the site's base URI match `documents`
+ * (a bare base URI: an unversioned site): new pages are
  * added, changed pages replaced (new updateTime), unchanged pages left alone
  * (updateTime kept) and, with `prune`, pages this base URI ingested before
  * but no longer has are removed. Pages of other base URIs are never touched;
@@ -31,25 +33,70 @@ export interface WriteProgress {
  * batches of whole pages (D1_BATCH_LIMITS), removals last: if it fails part
  * way, every page is either its old or its new version, never half of one,
  * and running it again writes only what is still missing.
+ *
+ * A versioned site's version is recorded (and made current with
+ * `version.current`) only after its pages are written, in one batch: until
+ * then a new version's pages are not seen by default, so searches never see
+ * half a version, and a base URI that holds another version is refused
+ * before anything is written (src/documents/versions.ts).
  */
 export async function syncDocuments(
   db: D1Database,
+  target: string | Site,
+  documents: readonly PreparedDocument[],
+  options: SyncOptions,
+): Promise<SyncReport & { embedding?: EmbeddingReport }> {
+  const site = typeof target === "string" ? undefined : target;
+  const baseUri = typeof target === "string" ? target : target.baseUri;
+  const label = site?.version?.label ?? "";
+  const stray = documents.find((doc) => (doc.version ?? "") !== label);
+  // Readers pass the Site whose version prepared the pages; a bare base URI would silently drop the version's --current.
+  if (stray) throw new Error(`${stray.name} was prepared as version "${stray.version}" but is written as "${label}"; pass the Site the pages were prepared with to syncDocuments`);
+  await withRetries(() => refuseVersionConflicts(db, baseUri, site?.dataSource ?? documents[0]?.dataSource ?? "", label));
+  const now = (options.now ?? new Date()).toISOString();
+  const report = await syncPages(db, baseUri, documents, { ...options, now });
+  if (site?.version) await withRetries(() => db.batch(recordVersionStatements(db, baseUri, site.dataSource, site.version as NonNullable<Site["version"]>, now)));
+  return report;
+}
+
+/** How syncDocuments writes. */
+export interface SyncOptions {
+  prune: boolean;
+  now?: Date;
+  onProgress?: (progress: WriteProgress) => void;
+  /** Pages the source still has but did not send again (a crawl's 304s): reported unchanged, never pruned. */
+  keep?: readonly string[];
+  /** Hybrid retrieval on: the written chunks are embedded too (embed-chunks.ts), and the report says how many. */
+  embeddings?: SemanticSearch;
+  onEmbedProgress?: (embedded: number, total: number) => void;
+}
+
+/**
+ * Removes one version: it is forgotten first (from then on its pages are not
+ * seen by default and its data source's current version is worked out
+ * again), then exactly its pages are deleted, in batches within D1's limits.
+ * Throws a plain Error naming the versions that exist when there is no such one.
+ */
+export async function removeVersion(db: D1Database, label: string, dataSource?: string): Promise<{ version: VersionInfo; report: SyncReport }> {
+  const version = await withRetries(() => findVersion(db, label, dataSource));
+  await withRetries(() => db.batch(forgetVersionStatements(db, version)));
+  const report = await syncPages(db, version.baseUri, [], { prune: true, now: new Date().toISOString(), version: version.label });
+  return { version, report };
+}
+
+/** The page writes of one base URI (`version`: only the pages of that version are pruned). */
+async function syncPages(
+  db: D1Database,
   baseUri: string,
   documents: readonly PreparedDocument[],
-  options: {
-    prune: boolean;
-    now?: Date;
-    onProgress?: (progress: WriteProgress) => void;
-    /** Pages the source still has but did not send again (a crawl's 304s): reported unchanged, never pruned. */
-    keep?: readonly string[];
-    /** Hybrid retrieval on: the written chunks are embedded too (embed-chunks.ts), and the report says how many. */
-    embeddings?: SemanticSearch;
-    onEmbedProgress?: (embedded: number, total: number) => void;
-  },
+  options: Omit<SyncOptions, "now"> & { now: string; version?: string },
 ): Promise<SyncReport & { embedding?: EmbeddingReport }> {
-  const updateTime = (options.now ?? new Date()).toISOString();
+  const updateTime = options.now;
   const { results: existing } = await withRetries(() =>
-    db.prepare("SELECT name, content_hash FROM documents WHERE base_uri = ?1").bind(baseUri).all<{ name: string; content_hash: string }>(),
+    (options.version === undefined
+      ? db.prepare("SELECT name, content_hash FROM documents WHERE base_uri = ?1").bind(baseUri)
+      : db.prepare("SELECT name, content_hash FROM documents WHERE base_uri = ?1 AND version = ?2").bind(baseUri, options.version)
+    ).all<{ name: string; content_hash: string }>(),
   );
   const hashes = new Map(existing.map((row) => [row.name, row.content_hash]));
   await refuseForeignPages(db, baseUri, documents.filter((doc) => !hashes.has(doc.name)));
@@ -162,15 +209,15 @@ function writeDocument(db: D1Database, baseUri: string, doc: PreparedDocument, u
     db.prepare("DELETE FROM chunks WHERE document_name = ?1").bind(doc.name),
     db
       .prepare(
-        `INSERT INTO documents (name, uri, base_uri, data_source, title, description, content, content_length_bytes, content_hash, update_time)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)
+        `INSERT INTO documents (name, uri, base_uri, data_source, title, description, content, content_length_bytes, content_hash, update_time, version)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)
          ON CONFLICT (name) DO UPDATE SET
-           uri = excluded.uri, data_source = excluded.data_source, title = excluded.title,
+           uri = excluded.uri, data_source = excluded.data_source, title = excluded.title, version = excluded.version,
            description = excluded.description, content = excluded.content,
            content_length_bytes = excluded.content_length_bytes, content_hash = excluded.content_hash,
            update_time = excluded.update_time`,
       )
-      .bind(doc.name, doc.uri, baseUri, doc.dataSource, doc.title, doc.description, doc.content, doc.contentLengthBytes, doc.contentHash, updateTime),
+      .bind(doc.name, doc.uri, baseUri, doc.dataSource, doc.title, doc.description, doc.content, doc.contentLengthBytes, doc.contentHash, updateTime, doc.version ?? ""),
   ];
   let bytes = doc.contentLengthBytes + utf8Bytes(doc.name + doc.uri + baseUri + doc.title + doc.description) + 100;
   for (let i = 0; i < doc.chunks.length; i += CHUNKS_PER_INSERT) {

@@ -1,4 +1,5 @@
 import type { D1Reader } from "../../d1/sessions.ts";
+import { listVersions } from "../versions.ts";
 
 /** What the corpus holds from one data source (one site). */
 export interface DataSourceStats {
@@ -8,6 +9,8 @@ export interface DataSourceStats {
   sections: number;
   /** The newest updateTime among its pages (RFC 3339). */
   lastUpdate: string;
+  /** Its versions, oldest first, when it has any (src/documents/versions.ts). */
+  versions?: { label: string; current: boolean; pages: number }[];
 }
 
 interface DataSourceRow {
@@ -34,5 +37,10 @@ export async function corpusStats(db: D1Reader): Promise<DataSourceStats[]> {
        ORDER BY pages DESC, d.data_source`,
     )
     .all<DataSourceRow>();
-  return results.map((row) => ({ dataSource: row.data_source, pages: row.pages, sections: row.sections, lastUpdate: row.last_update }));
+  const versions = await listVersions(db);
+  return results.map((row) => {
+    const own = versions.filter((version) => version.dataSource === row.data_source).map(({ label, isCurrent, pages }) => ({ label, current: isCurrent, pages }));
+    const stats = { dataSource: row.data_source, pages: row.pages, sections: row.sections, lastUpdate: row.last_update };
+    return own.length > 0 ? { ...stats, versions: own } : stats;
+  });
 }

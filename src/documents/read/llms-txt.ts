@@ -2,6 +2,7 @@
 // can read Almanac the way Almanac reads a site: per data source, its pages
 // as links to their Markdown. Bounded: a corpus of any size gives a file of
 // at most MAX_LLMS_LINKS links, with a note saying what is left out.
+import { listVersions } from "../versions.ts";
 import type { D1Reader } from "../../d1/sessions.ts";
 import { timed } from "../../observability/timings.ts";
 import { findDocuments } from "./stored-documents.ts";
@@ -20,6 +21,8 @@ export interface ListedSource {
   dataSource: string;
   pages: number;
   listed: { name: string; title: string; description: string }[];
+  /** Its versions, oldest first, when it has any (src/documents/versions.ts). */
+  versions?: { label: string; current: boolean }[];
 }
 
 /** The corpus as /llms.txt lists it. */
@@ -52,8 +55,13 @@ export async function listCorpusForLlms(db: D1Reader, maxLinks = MAX_LLMS_LINKS,
           ),
         ),
       );
+  const versions = await timed("d1", () => listVersions(db));
+  const versionsOf = (dataSource: string) => versions.filter((version) => version.dataSource === dataSource).map(({ label, isCurrent }) => ({ label, current: isCurrent }));
   return {
-    sources: shown.map((source, index) => ({ dataSource: source.data_source, pages: source.pages, listed: listings[index]?.results ?? [] })),
+    sources: shown.map((source, index) => {
+      const own = versionsOf(source.data_source);
+      return { dataSource: source.data_source, pages: source.pages, listed: listings[index]?.results ?? [], ...(own.length > 0 ? { versions: own } : {}) };
+    }),
     unlisted: counts.slice(maxSources).map((source) => ({ dataSource: source.data_source, pages: source.pages })),
     maxLinks,
     maxSources,
@@ -104,6 +112,12 @@ export function formatLlmsTxt(listing: CorpusListing, options: { serverName: str
   ];
   for (const source of listing.sources) {
     lines.push(`## ${source.dataSource}`, "");
+    if (source.versions) {
+      const labels = source.versions.map((version) => (version.current ? `${version.label} (current)` : version.label)).join(", ");
+      const old = source.versions.find((version) => !version.current)?.label;
+      const hint = old ? `; a filter picks another, e.g. version = "${old}"` : "";
+      lines.push(`Versions: ${labels}. Search and answers see the current one${hint}.`, "");
+    }
     for (const page of source.listed) {
       const description = page.description ? `: ${inline(page.description)}` : "";
       lines.push(`- [${inline(page.title) || page.name}](${options.origin}${markdownPath(page.name)})${description}`);

@@ -3,6 +3,7 @@ import type { D1Reader } from "../../d1/sessions.ts";
 import { d1Statements, type BoundStatement } from "../../d1/statements.ts";
 import { timed } from "../../observability/timings.ts";
 import { toSummary, type DocumentRow, type DocumentSummary, type StoredDocument } from "../document.ts";
+import { seenByDefaultSql } from "../versions.ts";
 
 const MAX_BOUND_PARAMETERS = D1_LIMITS.boundParameters;
 
@@ -22,7 +23,7 @@ export function documentStatements(names: readonly string[]): BoundStatement[] {
   for (let i = 0; i < unique.length; i += MAX_BOUND_PARAMETERS) {
     const batch = unique.slice(i, i + MAX_BOUND_PARAMETERS);
     statements.push({
-      sql: `SELECT name, uri, title, description, data_source, update_time, content, content_length_bytes
+      sql: `SELECT name, uri, title, description, data_source, update_time, content, content_length_bytes, version
          FROM documents WHERE name IN (${batch.map((_, j) => `?${j + 1}`).join(", ")})`,
       params: batch,
     });
@@ -58,8 +59,8 @@ export interface DocumentListing {
 export async function listDocuments(db: D1Reader, afterName: string, limit: number): Promise<DocumentListing> {
   const { results } = await db
     .prepare(
-      `SELECT name, uri, title, description, data_source, update_time, content_length_bytes
-       FROM documents WHERE name > ?1 ORDER BY name LIMIT ?2`,
+      `SELECT name, uri, title, description, data_source, update_time, content_length_bytes, version
+       FROM documents AS d WHERE name > ?1 AND ${seenByDefaultSql("d")} ORDER BY name LIMIT ?2`,
     )
     .bind(afterName, limit + 1)
     .all<Omit<DocumentRow, "content">>();

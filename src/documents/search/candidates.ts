@@ -5,8 +5,10 @@ import type { BoundStatement, StatementRunner } from "../../d1/statements.ts";
 import { chunkCountSql } from "./common-terms.ts";
 import { chosenMatch, plainMatch, type MatchSql, type MatchTerm } from "./choose-match.ts";
 import type { RankingWeights } from "./ranking-weights.ts";
+import { HIDDEN_CHUNKS_CTE, seenByDefaultSql } from "../versions.ts";
 
-interface ChunkRow {
+/** A chunk and its page's fields as the candidate and vector-neighbour statements select them. */
+export interface ChunkRow {
   parent: string;
   id: string;
   content: string;
@@ -15,6 +17,7 @@ interface ChunkRow {
   description: string;
   data_source: string;
   update_time: string;
+  version: string;
 }
 
 const MAX_BOUND_PARAMETERS = D1_LIMITS.boundParameters;
@@ -83,12 +86,12 @@ export function candidateStatement(query: CandidateQuery, match: MatchSql, colum
  */
 function stemRows(match: MatchSql): string {
   return match.with
-    ? "UNION ALL SELECT NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, stem, doc FROM match_stems WHERE doc > 0"
+    ? "UNION ALL SELECT NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, stem, doc FROM match_stems WHERE doc > 0"
     : "";
 }
 
 const COLUMNS = `c.document_name AS parent, c.chunk_id AS id, c.content, c.heading, c.position,
-       d.uri, d.title, d.description, d.data_source, d.update_time`;
+       d.uri, d.title, d.description, d.data_source, d.update_time, d.version`;
 
 /**
  * The best chunks without a filter: the top RANKED_CANDIDATES are chosen in
@@ -96,10 +99,12 @@ const COLUMNS = `c.document_name AS parent, c.chunk_id AS id, c.content, c.headi
  * chunk and page. Joining first would read every match's chunk and page row
  * (a page's content included, since update_time is stored after it) and sort
  * them all, which at 100,000 chunks costs more than the search itself.
+ * Older versions' chunks (versions.ts HIDDEN_CHUNKS_CTE) are left out in
+ * the index too, by rowid.
  */
 function bestCandidates(query: CandidateQuery, match: MatchSql, bm25: string): BoundStatement {
   return {
-    sql: `WITH ${match.with ? `${match.with},` : ""} ${query.unlessAlone ? bestStepAside(`?${match.params.length + 1}`, match, bm25) : bestOfAll(match, bm25)}
+    sql: `WITH ${match.with ? `${match.with},` : ""} ${HIDDEN_CHUNKS_CTE}, ${query.unlessAlone ? bestStepAside(`?${match.params.length + 1}`, match, bm25) : bestOfAll(match, bm25)}
        SELECT ${COLUMNS}, best.score AS score, NULL AS term, NULL AS doc
        FROM best
        JOIN chunks AS c ON c.rowid = best.chunk
@@ -114,7 +119,7 @@ function bestCandidates(query: CandidateQuery, match: MatchSql, bm25: string): B
 function bestOfAll(match: MatchSql, bm25: string): string {
   return `best AS (
          SELECT chunks_fts.rowid AS chunk, ${bm25} AS score FROM chunks_fts
-         WHERE chunks_fts MATCH ${match.expression}
+         WHERE chunks_fts MATCH ${match.expression} AND chunks_fts.rowid NOT IN (SELECT chunk FROM hidden_chunks)
          ORDER BY score LIMIT ${RANKED_CANDIDATES})`;
 }
 
@@ -132,7 +137,7 @@ function bestStepAside(alone: string, match: MatchSql, bm25: string): string {
          SELECT own.rowid FROM chunks AS own JOIN documents AS page ON page.name = own.document_name WHERE page.base_uri = ${alone}),
        ranked AS (
          SELECT chunks_fts.rowid AS chunk, ${bm25} AS score FROM chunks_fts
-         WHERE chunks_fts MATCH ${match.expression}
+         WHERE chunks_fts MATCH ${match.expression} AND chunks_fts.rowid NOT IN (SELECT chunk FROM hidden_chunks)
          ORDER BY score LIMIT ${RANKED_CANDIDATES} + (SELECT count(*) FROM own_chunks)),
        best AS (
          SELECT chunk, score FROM ranked
@@ -140,10 +145,14 @@ function bestStepAside(alone: string, match: MatchSql, bm25: string): string {
          ORDER BY score LIMIT ${RANKED_CANDIDATES})`;
 }
 
-/** The best chunks of the pages a filter admits: the filter reads page fields, so every match is joined to its page first. */
+/**
+ * The best chunks of the pages a filter admits: the filter reads page fields, so every match is joined to its page first.
+ * A filter that does not name `version` sees each data source's current version and the unversioned pages.
+ */
 function filteredCandidates(query: CandidateQuery, match: MatchSql, filter: CompiledFilter, bm25: string): BoundStatement {
   // The pages of `unlessAlone` only match while no other base URI has pages (one indexed look-up, evaluated once).
   const aloneSql = query.unlessAlone ? "AND (d.base_uri != ? OR NOT EXISTS (SELECT 1 FROM documents WHERE base_uri != ?))" : "";
+  const versionSql = filter.namesVersion ? "" : `AND ${seenByDefaultSql("d")}`;
   return {
     // The filter's and the step-aside's `?` take the numbers after the match's own.
     sql: `WITH ${match.with ? `${match.with},` : ""} filtered AS (
@@ -151,7 +160,7 @@ function filteredCandidates(query: CandidateQuery, match: MatchSql, filter: Comp
          FROM chunks_fts
          JOIN chunks AS c ON c.rowid = chunks_fts.rowid
          JOIN documents AS d ON d.name = c.document_name
-         WHERE chunks_fts MATCH ${match.expression} AND (${filter.sql}) ${aloneSql}
+         WHERE chunks_fts MATCH ${match.expression} AND (${filter.sql}) ${versionSql} ${aloneSql}
          ORDER BY score
          LIMIT ${RANKED_CANDIDATES})
        SELECT * FROM filtered

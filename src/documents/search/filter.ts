@@ -1,9 +1,12 @@
 import { AlmanacError } from "../../errors.ts";
+import { ALL_VERSIONS } from "../versions.ts";
 
 /** A filter compiled to a SQL boolean expression over the `documents` table with `?` placeholders. */
 export interface CompiledFilter {
   sql: string;
   params: (string | number)[];
+  /** The filter restricts `version`: it, not the current-version default, decides which versions are seen. */
+  namesVersion?: true;
 }
 
 /** SPEC 2.4 caps filters at 500 characters. */
@@ -21,6 +24,7 @@ const FIELDS = new Map<string, FieldType>([
   ["uri", "STRING"],
   ["update_time", "TIMESTAMP"],
   ["content_length_bytes", "INTEGER"],
+  ["version", "STRING"],
 ]);
 const FIELD_LIST = [...FIELDS.keys()].join(", ");
 // SPEC 2.4 lists exactly these for TIMESTAMP and INTEGER fields ("!=" only for STRING).
@@ -33,6 +37,7 @@ const OPERATORS: Record<FieldType, { allowed: string[]; hint: string }> = {
 const STRING_EXAMPLES: Record<string, string> = {
   data_source: '"dart.dev"',
   uri: '"https://dart.dev/language/async"',
+  version: '"v2" (or "*" for every version)',
 };
 const TIMESTAMP_EXAMPLE = '"2026-01-01T00:00:00Z"';
 
@@ -50,7 +55,7 @@ export function compileFilter(filter: string | undefined): CompiledFilter | null
   if (tokens.length === 0) return null;
   const parser = new Parser(tokens, filter.length + 1);
   const sql = parser.parseFilter();
-  return { sql, params: parser.params };
+  return parser.namesVersion ? { sql, params: parser.params, namesVersion: true } : { sql, params: parser.params };
 }
 
 type TokenKind = "word" | "string" | "op" | "(" | ")" | "-";
@@ -142,6 +147,7 @@ function combine(parts: string[], op: "AND" | "OR"): string {
  */
 class Parser {
   readonly params: (string | number)[] = [];
+  namesVersion = false;
   private next = 0;
   private previous: Token | undefined;
   private readonly end: Token;
@@ -255,7 +261,16 @@ class Parser {
     if (this.params.length >= MAX_RESTRICTIONS) {
       throw invalid(`too many restrictions (at most ${MAX_RESTRICTIONS}) at position ${field.pos}`);
     }
-    this.params.push(parseValue(type, field.text, value));
+    const parsed = parseValue(type, field.text, value);
+    if (field.text === "version") {
+      this.namesVersion = true;
+      if (parsed === ALL_VERSIONS) {
+        if (op.text !== "=") throw invalid(`version != "${ALL_VERSIONS}" at position ${field.pos} matches nothing; write version = "${ALL_VERSIONS}" for every version`);
+        return "(1)";
+      }
+      // Unversioned pages have the label '': version = "" selects them, as their results show no version.
+    }
+    this.params.push(parsed);
     return `(d.${field.text} ${op.text} ?)`;
   }
 

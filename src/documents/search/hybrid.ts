@@ -6,6 +6,8 @@
  * it is, with the reason in Server-Timing (`fallback`) and the log, never an
  * error to the caller.
  */
+import type { ChunkRow } from "./candidates.ts";
+import { seenByDefaultSql } from "../versions.ts";
 import type { D1Reader } from "../../d1/sessions.ts";
 import { EmbeddingError, withDeadline } from "../../embeddings/embedder.ts";
 import type { SemanticSearch } from "../../embeddings/semantic-search.ts";
@@ -123,18 +125,10 @@ function spreadOverPages(ranked: RankedCandidate[], samePage: number): RankedCan
     .map(({ candidate }) => candidate);
 }
 
-interface NeighbourRow {
+interface NeighbourRow extends ChunkRow {
   vector_id: string;
-  parent: string;
-  id: string;
-  content: string;
   heading: string;
   position: number;
-  uri: string;
-  title: string;
-  description: string;
-  data_source: string;
-  update_time: string;
 }
 
 /**
@@ -153,15 +147,17 @@ async function neighbourChunks(db: D1Reader, matches: readonly VectorMatch[], mo
     const filterSql = plan.filter ? `AND (${numbered(plan.filter.sql, next)})` : "";
     const aloneAt = next + filterParams.length;
     const aloneSql = plan.unlessAlone ? `AND (d.base_uri != ?${aloneAt} OR NOT EXISTS (SELECT 1 FROM documents WHERE base_uri != ?${aloneAt + 1}))` : "";
+    // As lexical search: without a version in the filter, each data source's current version only.
+    const versionSql = plan.filter?.namesVersion ? "" : `AND ${seenByDefaultSql("d")}`;
     statements.push(
       db
         .prepare(
           `SELECT v.vector_id, c.document_name AS parent, c.chunk_id AS id, c.content, c.heading, c.position,
-                  d.uri, d.title, d.description, d.data_source, d.update_time
+                  d.uri, d.title, d.description, d.data_source, d.update_time, d.version
            FROM chunk_vectors AS v
            JOIN chunks AS c ON c.document_name = v.document_name AND c.chunk_id = v.chunk_id
            JOIN documents AS d ON d.name = c.document_name
-           WHERE v.vector_id IN (${ids.map((_, i) => `?${i + 1}`).join(", ")}) AND v.model = ?${ids.length + 1} ${filterSql} ${aloneSql}`,
+           WHERE v.vector_id IN (${ids.map((_, i) => `?${i + 1}`).join(", ")}) AND v.model = ?${ids.length + 1} ${filterSql} ${versionSql} ${aloneSql}`,
         )
         .bind(...ids, model, ...filterParams, ...aloneParams),
     );

@@ -9,6 +9,7 @@ import { planBatches, utf8Bytes, type StatementGroup } from "../../../../d1/batc
 import { prepareDocument, siteFor, PageError, type PreparedDocument, type Site } from "../../prepare-pages.ts";
 import { documentNameForUri } from "../../../names.ts";
 import { syncDocuments, type WriteProgress } from "../../write-corpus.ts";
+import type { SiteVersion } from "../../../versions.ts";
 import type { SyncReport } from "../../../../sync-report.ts";
 import { crawlSite, type CrawlLimits, type CrawlResult, type PageValidator, type SkippedUrl } from "./crawl.ts";
 import { inScope, pageKey, publicUrlFor, scopeOf } from "./scope.ts";
@@ -20,6 +21,8 @@ export interface SiteIngestOptions {
   /** The public URL the crawled folder is published at (`--base-uri`); the start folder itself when absent. */
   baseUri?: string;
   dataSource?: string;
+  /** `--version` / `--current`: the crawled pages are this version of their data source (src/documents/versions.ts). */
+  version?: SiteVersion;
   prune: boolean;
   fetch: typeof fetch;
   userAgent: string;
@@ -58,7 +61,7 @@ const MAX_LINKS_KEPT = 5000;
  */
 export async function ingestSite(db: D1Database, options: SiteIngestOptions): Promise<SiteIngestResult> {
   const scope = scopeOf(options.start);
-  const site = siteFor(options.baseUri ?? `${scope.origin}${scope.prefix}`, options.dataSource);
+  const site = siteFor(options.baseUri ?? `${scope.origin}${scope.prefix}`, options.dataSource, options.version);
   const publicUrl = publicUrlFor(scope, options.baseUri ? site.baseUri : undefined);
   const known = await loadValidators(db, site.baseUri);
   const crawl = await crawlSite({
@@ -137,7 +140,7 @@ export async function ingestSite(db: D1Database, options: SiteIngestOptions): Pr
     if (name && !skip.gone) keep.push(name);
   }
   options.onProgress?.(`writing ${documents.length} pages to D1 (${keep.length} unchanged kept)`);
-  const report = await syncDocuments(db, site.baseUri, documents, {
+  const report = await syncDocuments(db, site, documents, {
     prune: options.prune && !pruneRefused,
     keep,
     onProgress: options.onWriteProgress,
