@@ -82,10 +82,14 @@ function nameSets(names: readonly string[], count: number): string[][] {
  * shared machine a free port can be taken before wrangler binds it: it is tried again on another.
  */
 async function startBenchServer(stateDir: string, log: (line: string) => void): Promise<RunningServer> {
-  const quota = ["--var", "QUOTA_PUBLIC_ANSWER_PER_MINUTE:1000000", "--var", "QUOTA_PUBLIC_ANSWER_PER_DAY:1000000"];
+  return startServerRetrying(["--var", "QUOTA_PUBLIC_ANSWER_PER_MINUTE:1000000", "--var", "QUOTA_PUBLIC_ANSWER_PER_DAY:1000000"], stateDir, log);
+}
+
+/** `startServer`, tried up to three times: on a busy machine a free port can be taken before wrangler binds it. */
+export async function startServerRetrying(extraArgs: string[], stateDir: string, log: (line: string) => void): Promise<RunningServer> {
   for (let attempt = 1; ; attempt += 1) {
     try {
-      return await startServer(quota, stateDir);
+      return await startServer(extraArgs, stateDir);
     } catch (error) {
       if (attempt >= 3) throw error;
       log(`the dev server did not start (${String(error).split("\n")[0]}); trying again`);

@@ -16,7 +16,8 @@ import { seededRandom } from "../bench/synthetic-corpus.ts";
 import { withEnv } from "../cli/env.ts";
 import { runCli } from "../cli/run-cli.ts";
 import { createApiKey } from "../src/auth/key-store.ts";
-import { startServer, type RunningServer } from "../test/e2e/harness.ts";
+import { startServerRetrying } from "../bench/measure.ts";
+import type { RunningServer } from "../test/e2e/harness.ts";
 import { type Caller, type Corpus, closeSession, nextRequest, openSession, readCorpus, warmUp } from "./doors.ts";
 import { type OperationCost, measureCosts } from "./cost.ts";
 import { type LevelResult, runLevel } from "./level.ts";
@@ -87,14 +88,7 @@ async function makeKeys(stateDir: string, count: number): Promise<string[]> {
 async function startLoadServer(stateDir: string, log: (line: string) => void): Promise<RunningServer> {
   // Anonymous requests (the landing page) share 127.0.0.1's allowance: out of the way too.
   const quota = ["--var", `QUOTA_PUBLIC_ANSWER_PER_MINUTE:${LOAD_KEY_LIMIT}`, "--var", `QUOTA_PUBLIC_ANSWER_PER_DAY:${LOAD_KEY_LIMIT}`];
-  for (let attempt = 1; ; attempt += 1) {
-    try {
-      return await startServer(quota, stateDir);
-    } catch (error) {
-      if (attempt >= 3) throw error;
-      log(`the dev server did not start (${String(error).split("\n")[0]}); trying again`);
-    }
-  }
+  return startServerRetrying(quota, stateDir, log);
 }
 
 /** The evaluation's questions over the default corpus: what people ask Almanac about itself. */
