@@ -1,4 +1,6 @@
 // Figures from samples: the `bench:` lines and the tables of BENCHMARKS.md.
+import { existsSync } from "node:fs";
+import { readFile, writeFile } from "node:fs/promises";
 import type { BenchTool, CorpusSamples } from "./measure.ts";
 import { TYPICAL_KINDS } from "./queries.ts";
 
@@ -154,4 +156,18 @@ export function markdownTables(figures: readonly Figure[], corpora: readonly str
   lines.push(`| common ÷ typical | ${corpora.map((c) => v(`search_p50_common_vs_typical_${c}`)).join(" | ")} |`);
   lines.push(`| 500 characters ÷ typical | ${corpora.map((c) => v(`search_p50_long_vs_typical_${c}`)).join(" | ")} |`);
   return lines.join("\n");
+}
+
+/**
+ * Puts `section` (its own begin and end markers included) in place of the text
+ * between `begin` and `end` in `file`, or appends it when the file has no such
+ * section (creating the file if needed); everything outside is kept. The bench
+ * and the load generator each own one section of BENCHMARKS.md this way.
+ */
+export async function replaceMarkedSection(file: string, begin: string, end: string, section: string): Promise<void> {
+  const existing = existsSync(file) ? await readFile(file, "utf8") : "# Benchmarks\n";
+  const from = existing.indexOf(begin);
+  const to = existing.indexOf(end);
+  const next = from >= 0 && to > from ? `${existing.slice(0, from)}${section}${existing.slice(to + end.length)}` : `${existing.trimEnd()}\n\n${section}\n`;
+  await writeFile(file, next);
 }

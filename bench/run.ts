@@ -7,7 +7,7 @@
 // on the same file. Prints every figure as `bench: <name> <value> <unit>` and
 // writes the tables into BENCHMARKS.md between its bench markers.
 import { existsSync } from "node:fs";
-import { mkdtemp, readFile, readdir, rm, stat, writeFile } from "node:fs/promises";
+import { mkdtemp, readFile, readdir, rm, stat } from "node:fs/promises";
 import { cpus, release, tmpdir, totalmem } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
@@ -16,7 +16,7 @@ import { wrangler } from "../cli/local-env.ts";
 import { runCli } from "../cli/run-cli.ts";
 import { measureCorpus, type BenchCorpus, type CorpusSamples } from "./measure.ts";
 import { realQueries, syntheticQueries } from "./queries.ts";
-import { corpusFigures, figureLine, growthFigures, markdownTables, type Figure } from "./report.ts";
+import { corpusFigures, figureLine, growthFigures, markdownTables, replaceMarkedSection, type Figure } from "./report.ts";
 import { writeSyntheticCorpus } from "./synthetic-corpus.ts";
 
 const USAGE = `usage:
@@ -149,11 +149,7 @@ async function writeReport(file: string, figures: readonly Figure[], measured: r
     "",
     END,
   ].join("\n");
-  const existing = existsSync(file) ? await readFile(file, "utf8") : `# Benchmarks\n\n${BEGIN}\n${END}\n`;
-  const begin = existing.indexOf(BEGIN);
-  const end = existing.indexOf(END);
-  const next = begin >= 0 && end > begin ? `${existing.slice(0, begin)}${section}${existing.slice(end + END.length)}` : `${existing.trimEnd()}\n\n${section}\n`;
-  await writeFile(file, next);
+  await replaceMarkedSection(file, BEGIN, END, section);
   console.error(`bench: # wrote ${file}`);
 }
 

@@ -7,8 +7,7 @@
 // second, p50/p95/p99/max and errors by kind, the server's CPU and memory,
 // and whether it still answers afterwards; writes the run into BENCHMARKS.md
 // between its load markers.
-import { existsSync } from "node:fs";
-import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { cpus, release, tmpdir, totalmem } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
@@ -17,6 +16,7 @@ import { withEnv } from "../cli/env.ts";
 import { runCli } from "../cli/run-cli.ts";
 import { createApiKey } from "../src/auth/key-store.ts";
 import { startServerRetrying } from "../bench/measure.ts";
+import { replaceMarkedSection } from "../bench/report.ts";
 import type { RunningServer } from "../test/e2e/harness.ts";
 import { type Caller, type Corpus, closeSession, nextRequest, openSession, readCorpus, warmUp } from "./doors.ts";
 import { type OperationCost, measureCosts } from "./cost.ts";
@@ -237,11 +237,7 @@ async function main(argv: string[]): Promise<void> {
 /** Rewrites the load section of `file` (appending one when it has none); text outside the markers is kept. */
 async function writeSection(file: string, report: string): Promise<void> {
   const section = `${BEGIN}\n\n${report}\n\n${END}`;
-  const existing = existsSync(file) ? await readFile(file, "utf8") : "# Benchmarks\n";
-  const begin = existing.indexOf(BEGIN);
-  const end = existing.indexOf(END);
-  const next = begin >= 0 && end > begin ? `${existing.slice(0, begin)}${section}${existing.slice(end + END.length)}` : `${existing.trimEnd()}\n\n${section}\n`;
-  await writeFile(file, next);
+  await replaceMarkedSection(file, BEGIN, END, section);
   console.error(`load: # wrote ${file}`);
 }
 
