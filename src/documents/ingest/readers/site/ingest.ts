@@ -1,11 +1,10 @@
 /**
  * A website into the corpus: crawl (crawl.ts), each page's article as
  * Markdown through the pipeline every reader shares (prepareDocument: site
- * markup cleaning, chunking, hashing), then syncDocuments, then the pages'
- * HTTP validators for the next run's conditional requests. Worker-safe: D1
- * and a `fetch` are all it needs.
+ * markup cleaning, chunking, hashing), then syncDocuments, which publishes
+ * the pages together with their HTTP validators for the next run's
+ * conditional requests. Worker-safe: D1 and a `fetch` are all it needs.
  */
-import { planBatches, utf8Bytes, type StatementGroup } from "../../../../d1/batches.ts";
 import { prepareDocument, siteFor, PageError, type PreparedDocument, type Site } from "../../prepare-pages.ts";
 import { documentNameForUri } from "../../../names.ts";
 import { syncDocuments, type WriteProgress } from "../../write-corpus.ts";
@@ -50,9 +49,6 @@ export interface SiteIngestResult extends SyncReport {
   /** Per page, what the reader noticed and did not use (a foreign canonical link). */
   notes: { url: string; note: string }[];
 }
-
-/** The page links kept per page for the next run (a 304 has no body to read them from). */
-const MAX_LINKS_KEPT = 5000;
 
 /**
  * Crawls the site and makes the pages under its base URI match it. Throws a
@@ -140,12 +136,13 @@ export async function ingestSite(db: D1Database, options: SiteIngestOptions): Pr
     if (name && !skip.gone) keep.push(name);
   }
   options.onProgress?.(`writing ${documents.length} pages to D1 (${keep.length} unchanged kept)`);
+  // The validators are published with the pages: saved alone, they could promise the next crawl a text it never stored.
   const report = await syncDocuments(db, site, documents, {
     prune: options.prune && !pruneRefused,
     keep,
+    validators,
     onProgress: options.onWriteProgress,
   });
-  await saveValidators(db, site.baseUri, validators, report.removed);
   return {
     ...report,
     site,
@@ -196,33 +193,4 @@ function parseLinks(json: string): string[] {
   } catch {
     return [];
   }
-}
-
-/** Replaces the base URI's validators with this run's, in batches within D1's limits; removed pages lose theirs. */
-async function saveValidators(
-  db: D1Database,
-  baseUri: string,
-  pages: readonly { url: string; name: string; etag?: string; lastModified?: string; links: string[] }[],
-  removed: readonly string[],
-): Promise<void> {
-  const groups: StatementGroup<D1PreparedStatement>[] = [];
-  for (const page of pages) {
-    const links = JSON.stringify(page.links.slice(0, MAX_LINKS_KEPT));
-    groups.push({
-      statements: [
-        db
-          .prepare(
-            `INSERT INTO site_pages (url, base_uri, document_name, etag, last_modified, links) VALUES (?1, ?2, ?3, ?4, ?5, ?6)
-             ON CONFLICT (url) DO UPDATE SET base_uri = excluded.base_uri, document_name = excluded.document_name,
-               etag = excluded.etag, last_modified = excluded.last_modified, links = excluded.links`,
-          )
-          .bind(page.url, baseUri, page.name, page.etag ?? null, page.lastModified ?? null, links),
-      ],
-      bytes: utf8Bytes(page.url + baseUri + page.name + (page.etag ?? "") + (page.lastModified ?? "") + links) + 50,
-    });
-  }
-  for (const name of removed) {
-    groups.push({ statements: [db.prepare("DELETE FROM site_pages WHERE document_name = ?1").bind(name)], bytes: utf8Bytes(name) });
-  }
-  for (const batch of planBatches(groups)) await db.batch(batch);
 }
