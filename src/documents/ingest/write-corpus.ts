@@ -7,6 +7,7 @@
 import type { PreparedDocument, Site } from "./prepare-pages.ts";
 import type { SyncReport } from "../../sync-report.ts";
 import { findVersion, forgetVersionStatements, recordVersionStatements, refuseVersionConflicts, type VersionInfo } from "../versions.ts";
+import { commonTermsMissing, refreshCommonTerms } from "../search/common-terms.ts";
 import type { SemanticSearch } from "../../embeddings/semantic-search.ts";
 import { embedChunks, type EmbeddingReport } from "./embed-chunks.ts";
 import { abandonGeneration, beginGeneration, publishGeneration, stagePages, unchangedRun, withRetries, type StageProgress, type StagedValidator } from "./generations.ts";
@@ -102,7 +103,11 @@ async function writeGeneration(
   // Nothing to publish beyond the pages (no validators, no version to record): an unchanged run writes nothing.
   if (!options.validators?.length && !options.alongside?.length) {
     const unchanged = await unchangedRun(db, baseUri, documents, options);
-    if (unchanged) return unchanged;
+    if (unchanged) {
+      // The first run after migration 0005 fills the copy of common terms' counts even when no page changed.
+      if (await withRetries(() => commonTermsMissing(db))) await withRetries(() => refreshCommonTerms(db));
+      return unchanged;
+    }
   }
   const id = options.runId ?? newRunId();
   await withRetries(() => beginGeneration(db, id, baseUri, options.now));
