@@ -9,7 +9,12 @@ CREATE TABLE generations (
   base_uri TEXT NOT NULL,                -- the base URI it writes; a newer run of the same one abandons it
   state TEXT NOT NULL CHECK (state IN ('writing', 'published', 'abandoned')),
   started_time TEXT NOT NULL,            -- Date.toISOString()
-  touched_time TEXT NOT NULL             -- the last staged write: a run silent for long is abandoned
+  touched_time TEXT NOT NULL,            -- the last staged write: a run silent for long is abandoned
+  -- What publishing did, set in its transaction: a retried publishing step reads them back.
+  added INTEGER NOT NULL DEFAULT 0,
+  updated INTEGER NOT NULL DEFAULT 0,
+  unchanged INTEGER NOT NULL DEFAULT 0,
+  removed INTEGER NOT NULL DEFAULT 0
 );
 CREATE INDEX generations_by_state ON generations (state, base_uri);
 

@@ -17,12 +17,15 @@ export interface RunCounts {
   skipped: number;
 }
 
+/** A source's ingest options as given on the command line (`--include a --include b` is a list): plain JSON. */
+export type SourceOptions = Record<string, string | boolean | string[]>;
+
 /** One source and the state of its last run (times in epoch milliseconds). */
 export interface Source {
   name: string;
   kind: SourceKind;
   url: string;
-  options: Record<string, unknown>;
+  options: SourceOptions;
   every: number;
   runId: string | null;
   lastRun: (RunCounts & { outcome: RunOutcome; startTime: number | null; endTime: number | null; error: string | null }) | null;
@@ -67,7 +70,7 @@ function fromRow(row: SourceRow): Source {
     name: row.name,
     kind: row.kind,
     url: row.url,
-    options: JSON.parse(row.options) as Record<string, unknown>,
+    options: JSON.parse(row.options) as SourceOptions,
     every: row.every,
     runId: row.run_id,
     lastRun:
@@ -92,7 +95,7 @@ function fromRow(row: SourceRow): Source {
 /** Adds a source, due at once; a name already taken is an error that says so. */
 export async function addSource(
   db: D1Database,
-  source: { name: string; kind: SourceKind; url: string; options?: Record<string, unknown>; every: number },
+  source: { name: string; kind: SourceKind; url: string; options?: SourceOptions; every: number },
   now: number,
 ): Promise<Source> {
   if (!/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/.test(source.name)) {

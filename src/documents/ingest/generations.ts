@@ -277,7 +277,9 @@ export async function publishGeneration(db: D1Database, id: string, options: Pub
       .prepare("DELETE FROM site_pages WHERE base_uri = ?1 AND NOT EXISTS (SELECT 1 FROM documents d WHERE d.name = site_pages.document_name)")
       .bind(options.baseUri),
     ...(options.alongside ?? []),
-    db.prepare("UPDATE generations SET state = 'published', touched_time = ?2 WHERE id = ?1").bind(id, now),
+    db
+      .prepare("UPDATE generations SET state = 'published', touched_time = ?2, added = ?3, updated = ?4, unchanged = ?5, removed = ?6 WHERE id = ?1")
+      .bind(id, now, report.added.length, report.updated.length, report.unchanged.length, report.removed.length),
   );
   if (statements.length + 1 > D1_LIMITS.queriesPerInvocation) {
     // One batch is one transaction; past this size a run cannot be published whole within D1's per-invocation query limit.
@@ -330,6 +332,14 @@ export async function unchangedRun(
 export async function generationState(db: D1Database, id: string): Promise<"writing" | "published" | "abandoned" | null> {
   const row = await db.prepare("SELECT state FROM generations WHERE id = ?1").bind(id).first<{ state: "writing" | "published" | "abandoned" }>();
   return row?.state ?? null;
+}
+
+/** What publishing run `id` did, read back from its row (for STALE_RUN_MS after it published); null when it did not publish. */
+export async function publishedCounts(db: D1Database, id: string): Promise<{ added: number; updated: number; unchanged: number; removed: number } | null> {
+  return db
+    .prepare("SELECT added, updated, unchanged, removed FROM generations WHERE id = ?1 AND state = 'published'")
+    .bind(id)
+    .first<{ added: number; updated: number; unchanged: number; removed: number }>();
 }
 
 /** The content hashes readers see now for these names of the base URI. */

@@ -92,8 +92,12 @@ export interface SiteRunState {
   fetched: number;
   notModified: number;
   skipped: number;
+  /** Of those, the pages the site failed to serve for now (a 5xx, or a request that failed twice): a sign the site is down. */
+  failed: number;
   /** The first few skipped URLs with their reasons, for a run that read no page. */
   firstSkipped: SkippedUrl[];
+  /** The first few failures, for a run that found the site failing. */
+  firstFailed: SkippedUrl[];
   requests: number;
   bytes: number;
   stoppedBy?: string;
@@ -107,6 +111,9 @@ export interface SitePiece {
 }
 
 const FIRST_SKIPPED_KEPT = 5;
+
+/** The skip reasons that are the site's failure, not the page's: a server error, or a request that failed twice (crawl.ts words them). */
+const SITE_FAILURE = /^HTTP 5\d\d$|tried twice$/;
 
 /** The site a run writes, from its options (no request made). */
 export function siteOfRun(options: Pick<SiteIngestOptions, "start" | "baseUri" | "dataSource" | "version">): Site {
@@ -206,7 +213,8 @@ export async function crawlSitePiece(db: D1Database, runId: string, options: Sit
   if (documents.length + keep.length > 0) options.onProgress?.(`staging ${documents.length} pages (${keep.length} unchanged kept)`);
   await stagePages(db, runId, site.baseUri, documents, { keep, validators, onProgress: options.onWriteProgress });
 
-  const before = previous ?? { fetched: 0, notModified: 0, skipped: 0, firstSkipped: [] };
+  const before = previous ?? { fetched: 0, notModified: 0, skipped: 0, failed: 0, firstSkipped: [], firstFailed: [] };
+  const failures = crawl.skipped.filter((skip) => SITE_FAILURE.test(skip.reason));
   const state: SiteRunState = {
     crawl: crawl.state,
     done: crawl.done,
@@ -214,6 +222,8 @@ export async function crawlSitePiece(db: D1Database, runId: string, options: Sit
     fetched: before.fetched + crawl.pages.filter((page) => page.status === "fetched").length,
     notModified: before.notModified + crawl.pages.filter((page) => page.status === "unchanged").length,
     skipped: before.skipped + skipped.length,
+    failed: before.failed + failures.length,
+    firstFailed: [...before.firstFailed, ...failures].slice(0, FIRST_SKIPPED_KEPT),
     firstSkipped: [...before.firstSkipped, ...skipped].slice(0, FIRST_SKIPPED_KEPT),
     requests: crawl.requests,
     bytes: crawl.bytes,
