@@ -25,7 +25,8 @@ export async function refreshDueSources(db: D1Database, workflow: Workflow<Refre
     const why = await whyRunIsOver(db, workflow, source, now);
     if (!why) continue;
     await abandonGeneration(db, source.runId!);
-    await finishRun(db, source.name, source.runId!, { outcome: "failed", error: why }, now);
+    // Due again at once: a lost run should not cost the source a whole interval.
+    await finishRun(db, source.name, source.runId!, { outcome: "failed", error: why }, now, now);
     report.released.push({ name: source.name, why });
   }
   for (const source of dueSources(await listSources(db), now)) {

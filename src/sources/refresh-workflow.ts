@@ -102,7 +102,8 @@ export class SourceRefresh extends WorkflowEntrypoint<Env, RefreshParams> {
         await finishRun(db, name, runId, { outcome: "failed", error: message }, Date.now());
         return true;
       });
-      throw error;
+      // Handled (recorded): the instance ends errored with the same words the source shows.
+      throw new Error(message);
     }
   }
 }
@@ -135,7 +136,7 @@ function refuseFailingSite(state: SiteRunState): void {
   const asked = state.fetched + state.notModified + state.failed;
   if (state.failed === 0 || state.failed <= FAILING_SITE_SHARE * asked) return;
   const first = state.firstFailed.map((skip) => `${skip.url}: ${skip.reason}`).join("; ");
-  throw new NonRetryableError(
+  throw new Error(
     `the site failed to serve ${state.failed} of the ${asked} pages asked for (${first}); nothing was published and the previous pages are still served; the next run tries again`,
   );
 }

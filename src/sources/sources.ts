@@ -150,19 +150,21 @@ export async function claimSource(db: D1Database, name: string, runId: string, n
   return result.meta.changes > 0;
 }
 
-/** Records how run `runId` ended, releases the lock and sets the next due time. */
+/** Records how run `runId` ended, releases the lock and sets the next due time. A run of another id changes nothing. */
 export async function finishRun(
   db: D1Database,
   name: string,
   runId: string,
   end: { outcome: "succeeded"; counts: RunCounts } | { outcome: "failed"; error: string },
   now: number,
+  /** When the source is due again; one interval after `now` unless said. */
+  nextDue?: number,
 ): Promise<void> {
   const counts = end.outcome === "succeeded" ? end.counts : { added: 0, updated: 0, unchanged: 0, removed: 0, skipped: 0 };
   await db
     .prepare(
       `UPDATE sources SET run_id = NULL, outcome = ?, end_time = ?, error = ?, added = ?, updated = ?, unchanged = ?, removed = ?, skipped = ?,
-         last_success_time = CASE WHEN ? = 'succeeded' THEN ? ELSE last_success_time END, next_due = ? + every * 1000
+         last_success_time = CASE WHEN ? = 'succeeded' THEN ? ELSE last_success_time END, next_due = coalesce(?, ? + every * 1000)
        WHERE name = ? AND run_id = ?`,
     )
     .bind(
@@ -176,6 +178,7 @@ export async function finishRun(
       counts.skipped,
       end.outcome,
       now,
+      nextDue ?? null,
       now,
       name,
       runId,
