@@ -185,3 +185,19 @@ export async function finishRun(
     )
     .run();
 }
+
+/**
+ * Ends every run still holding a source as failed with `why`, each source
+ * due again at once; returns their names. `npm start` calls it: a local run
+ * cannot outlive the dev server that ran it (wrangler's local Workflows do
+ * not resume an instance cut off in the middle of a step), so the next
+ * scheduled event starts it again instead of waiting on a run that is gone.
+ */
+export async function releaseInterruptedRuns(db: D1Database, why: string, now: number): Promise<string[]> {
+  const held = (await listSources(db)).filter((source) => source.runId !== null);
+  for (const source of held) {
+    await db.prepare("UPDATE generations SET state = 'abandoned' WHERE id = ?1 AND state = 'writing'").bind(source.runId).run();
+    await finishRun(db, source.name, source.runId!, { outcome: "failed", error: why }, now, now);
+  }
+  return held.map((source) => source.name);
+}
