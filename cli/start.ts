@@ -41,11 +41,14 @@ async function main(argv: string[]): Promise<void> {
     join("node_modules", "wrangler", "bin", "wrangler.js"),
     "dev",
     ...["--port", port, "--persist-to", stateDir],
+    // Serves /__scheduled: a request there fires the cron, which refreshes due sources (corpus/docs/sources.md).
+    "--test-scheduled",
     ...(configuresAllowedHosts() ? [] : ["--var", `ALLOWED_HOSTS:${LOOPBACK_HOSTS}`]),
     ...fromEnvironment,
     ...passThrough,
   ];
   console.log(`Almanac: MCP endpoint http://localhost:${port}/mcp (Streamable HTTP); open http://localhost:${port} in a browser to check it is up.`);
+  console.log(`Sources (npm run sources) refresh when due: curl http://localhost:${port}/__scheduled fires the cron now.`);
   const dev = spawn(process.execPath, wranglerDev, { stdio: "inherit" });
   for (const signal of ["SIGINT", "SIGTERM"] as const) process.on(signal, () => dev.kill(signal));
   dev.on("exit", (code) => process.exit(code ?? 0));

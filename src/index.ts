@@ -12,7 +12,7 @@ import { restApi } from "./rest/routes.ts";
 import { llmsTxtSite } from "./web/llms-txt.ts";
 import { landingSite } from "./web/routes.tsx";
 import { sourcesSite } from "./web/sources.ts";
-import { refreshDueSources } from "./sources/cron.ts";
+import { refreshDueSources, refreshesAll } from "./sources/cron.ts";
 import { SourceRefresh } from "./sources/refresh-workflow.ts";
 
 export { AlmanacMcp, QuotaCounter, SessionRegistry, SourceRefresh };
@@ -41,7 +41,7 @@ export default {
   // The Cron Trigger: one refresh Workflow per due source (src/sources/cron.ts).
   async scheduled(controller, env, ctx) {
     ctx.waitUntil(
-      refreshDueSources(env.DB, env.SOURCE_REFRESH, controller.scheduledTime).then((report) => {
+      refreshDueSources(env.DB, env.SOURCE_REFRESH, controller.scheduledTime, { all: refreshesAll(controller.cron) }).then((report) => {
         if (report.started.length + report.released.length > 0) console.log(`sources: ${JSON.stringify(report)}`);
       }),
     );

@@ -15,10 +15,28 @@ export interface CronReport {
   released: { name: string; why: string }[];
 }
 
+/** The Cron Trigger in wrangler.toml `[triggers]` (a test holds the two together). Its events refresh due sources. */
+export const REFRESH_CRON = "*/15 * * * *";
+
+/**
+ * Which sources a scheduled event refreshes: the Cron Trigger's own events
+ * the due ones; an event fired by hand (wrangler's /__scheduled under
+ * `npm start`, which carries no or another cron) every source not running,
+ * so "refresh now" is one request locally.
+ */
+export function refreshesAll(cron: string): boolean {
+  return cron !== REFRESH_CRON;
+}
+
 /** A run still marked running after this long is taken as lost: the longest crawl the caps allow takes far less. */
 export const MAX_RUN_MS = 24 * 60 * 60 * 1000;
 
-export async function refreshDueSources(db: D1Database, workflow: Workflow<RefreshParams>, now: number = Date.now()): Promise<CronReport> {
+export async function refreshDueSources(
+  db: D1Database,
+  workflow: Workflow<RefreshParams>,
+  now: number = Date.now(),
+  options: { all?: boolean } = {},
+): Promise<CronReport> {
   await sweepGenerations(db, new Date(now));
   const report: CronReport = { started: [], released: [] };
   for (const source of (await listSources(db)).filter((source) => source.runId !== null)) {
@@ -29,7 +47,8 @@ export async function refreshDueSources(db: D1Database, workflow: Workflow<Refre
     await finishRun(db, source.name, source.runId!, { outcome: "failed", error: why }, now, now);
     report.released.push({ name: source.name, why });
   }
-  for (const source of dueSources(await listSources(db), now)) {
+  const sources = await listSources(db);
+  for (const source of options.all ? sources.filter((source) => source.runId === null) : dueSources(sources, now)) {
     // Workflow instance ids allow letters, digits, "-" and "_" (at most 64): a UUID, not the source's name.
     const runId = `run-${crypto.randomUUID()}`;
     if (!(await claimSource(db, source.name, runId, now))) continue;

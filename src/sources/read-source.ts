@@ -11,6 +11,9 @@ import type { SiteIngestOptions } from "../documents/ingest/readers/site/ingest.
 import type { SiteVersion } from "../documents/versions.ts";
 import type { Source } from "./sources.ts";
 
+/** The platform's fetch, called as the Workers runtime requires (a detached `fetch` throws "Illegal invocation"). */
+const platformFetch: typeof fetch = (input, init) => fetch(input, init);
+
 type StoredOptions = Record<string, string | string[] | boolean | undefined>;
 
 const text = (options: StoredOptions, key: string) => (typeof options[key] === "string" ? (options[key] as string) : undefined);
@@ -29,7 +32,7 @@ export function prunes(source: Source): boolean {
 }
 
 /** The site crawl a `site` source stands for. */
-export function siteIngestOptions(source: Source, fetcher: typeof fetch = globalThis.fetch, userAgent = READER_USER_AGENT): SiteIngestOptions {
+export function siteIngestOptions(source: Source, fetcher: typeof fetch = platformFetch, userAgent = READER_USER_AGENT): SiteIngestOptions {
   const options = source.options as StoredOptions;
   const limits: Partial<CrawlLimits> = {};
   if (text(options, "max-pages")) limits.maxPages = Number(text(options, "max-pages"));
@@ -62,7 +65,7 @@ export function siteOfSource(source: Source): Site {
  * `runId` (one Workflow step: one download, or the llms.txt and its pages).
  * Throws a plain Error, staging nothing, when it holds no page.
  */
-export async function stageWholeSource(db: D1Database, runId: string, source: Source, fetcher: typeof fetch = globalThis.fetch): Promise<{ skipped: number }> {
+export async function stageWholeSource(db: D1Database, runId: string, source: Source, fetcher: typeof fetch = platformFetch): Promise<{ skipped: number }> {
   const options = source.options as StoredOptions;
   const site = siteOfSource(source);
   const read =

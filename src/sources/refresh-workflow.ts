@@ -26,7 +26,6 @@
  *   publishing transaction copies at most 5,000 chunks per statement.
  */
 import { WorkflowEntrypoint, type WorkflowEvent, type WorkflowStep, type WorkflowStepConfig } from "cloudflare:workers";
-import { NonRetryableError } from "cloudflare:workflows";
 import { AbandonedRunError, abandonGeneration, beginGeneration, publishGeneration, publishedCounts } from "../documents/ingest/generations.ts";
 import { beginSiteRun, crawlSitePiece, publishSiteRun, type SiteRunState } from "../documents/ingest/readers/site/ingest.ts";
 import { recordVersionStatements } from "../documents/versions.ts";
@@ -60,34 +59,25 @@ export class SourceRefresh extends WorkflowEntrypoint<Env, RefreshParams> {
     const name = event.payload.source;
     const db = this.env.DB;
     try {
-      const source = await step.do("begin", STEP, () => beginRun(db, name, runId));
+      const source = unwrap(await step.do("begin", STEP, () => settle(() => beginRun(db, name, runId))));
       let skipped = 0;
       if (source.kind === "site") {
         const options = siteIngestOptions(source);
         let state: SiteRunState | undefined;
         for (let piece = 1; !state?.done; piece += 1) {
           const previous = state;
-          state = await step.do(`crawl ${piece}`, STEP, async () => (await crawlSitePiece(db, runId, options, previous, PAGE_REQUESTS_PER_STEP)).state);
+          state = unwrap(
+            await step.do(`crawl ${piece}`, STEP, () => settle(async () => (await crawlSitePiece(db, runId, options, previous, PAGE_REQUESTS_PER_STEP)).state)),
+          );
         }
         const crawled = state;
         refuseFailingSite(crawled);
         skipped = crawled.skipped;
-        await step.do("publish", STEP, async () => {
-          await publishSiteRun(db, runId, options, crawled);
-          return true;
-        });
+        unwrap(await step.do("publish", STEP, () => settle(() => publishSiteRun(db, runId, options, crawled).then(() => true))));
       } else {
-        skipped = (await step.do("read", STEP, () => stageWholeSource(db, runId, source))).skipped;
-        await step.do("publish", STEP, async () => {
-          const site = siteOfSource(source);
-          const version = versionOf(source);
-          await publishGeneration(db, runId, {
-            baseUri: site.baseUri,
-            prune: prunes(source),
-            alongside: version ? recordVersionStatements(db, site.baseUri, site.dataSource, version, new Date().toISOString()) : [],
-          });
-          return true;
-        });
+        // An archive is one download and an llms.txt one file and its pages: read whole in one step.
+        skipped = unwrap(await step.do("read", STEP, () => settle(() => stageWholeSource(db, runId, source)))).skipped;
+        unwrap(await step.do("publish", STEP, () => settle(() => publishWholeSource(db, runId, source))));
       }
       return await step.do("record success", RECORD_STEP, async () => {
         const published = await publishedCounts(db, runId);
@@ -116,19 +106,53 @@ export class SourceRefresh extends WorkflowEntrypoint<Env, RefreshParams> {
  */
 async function beginRun(db: D1Database, name: string, runId: string): Promise<Source> {
   const source = await getSource(db, name);
-  if (!source) throw new NonRetryableError(`no source named "${name}"; it was removed before its run began`);
+  if (!source) throw new Error(`no source named "${name}"; it was removed before its run began`);
   if (source.runId !== runId && !(await claimSource(db, name, runId, Date.now()))) {
-    throw new NonRetryableError(`source "${name}" is being refreshed by run ${source.runId}`);
+    throw new Error(`source "${name}" is being refreshed by run ${source.runId}`);
   }
-  try {
-    if (source.kind === "site") await beginSiteRun(db, runId, siteIngestOptions(source));
-    else await beginGeneration(db, runId, siteOfSource(source).baseUri);
-  } catch (error) {
-    // A version conflict or a bad base URI will not heal by retrying.
-    if (error instanceof AbandonedRunError || !(error instanceof Error) || /fetch failed|Network connection lost/i.test(error.message)) throw error;
-    throw new NonRetryableError(error.message);
-  }
+  if (source.kind === "site") await beginSiteRun(db, runId, siteIngestOptions(source));
+  else await beginGeneration(db, runId, siteOfSource(source).baseUri);
   return { ...source, runId };
+}
+
+/** Publishes an archive or llms.txt run, its version recorded in the same transaction. */
+async function publishWholeSource(db: D1Database, runId: string, source: Source): Promise<true> {
+  const site = siteOfSource(source);
+  const version = versionOf(source);
+  await publishGeneration(db, runId, {
+    baseUri: site.baseUri,
+    prune: prunes(source),
+    alongside: version ? recordVersionStatements(db, site.baseUri, site.dataSource, version, new Date().toISOString()) : [],
+  });
+  return true;
+}
+
+/** What a lost connection, an overloaded database or a timeout says: worth a step's retry. */
+const TRANSIENT = /fetch failed|network connection lost|other side closed|ECONNRESET|socket hang up|overloaded|timed out|timeout|internal error|try again/i;
+
+/** A step's result: what it made, or why the run cannot go on. */
+type Settled<T> = { ok: T } | { failed: string };
+
+/**
+ * Runs a step's work so that only a transient failure is retried (thrown to
+ * the engine): a run that read no page, a version conflict or an abandoned
+ * run fails the same way every time, so it is returned and the run ends at
+ * once with its reason. (A NonRetryableError would end the instance before
+ * the run could record why.)
+ */
+async function settle<T>(work: () => Promise<T>): Promise<Settled<T>> {
+  try {
+    return { ok: await work() };
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    if (TRANSIENT.test(message) && !(error instanceof AbandonedRunError)) throw error;
+    return { failed: message };
+  }
+}
+
+function unwrap<T>(settled: Settled<T>): T {
+  if ("failed" in settled) throw new Error(settled.failed);
+  return settled.ok;
 }
 
 /** Fails a run that found the site failing (FAILING_SITE_SHARE), naming the first failures. */

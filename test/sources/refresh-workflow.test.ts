@@ -110,6 +110,14 @@ describe("the refresh Workflow", () => {
     expect(await getSource(env.DB, "demo")).toMatchObject({ lastRun: { outcome: "succeeded", error: null } });
   });
 
+  it("a run that reads no page fails at once, saying why, and publishes nothing", async () => {
+    await addSource(env.DB, { name: "demo", kind: "site", url: `${ORIGIN}/docs/`, options: { prune: true }, every: 3600 }, Date.now());
+    vi.spyOn(globalThis, "fetch").mockImplementation(async () => new Response("forbidden", { status: 403 }));
+    const error = (await refreshOnce("errored")) as { message: string };
+    expect(error.message).toMatch(/fetched no page from https:\/\/refresh.test\/docs\/, nothing was written/);
+    expect(await getSource(env.DB, "demo")).toMatchObject({ runId: null, lastRun: { outcome: "failed", error: expect.stringMatching(/HTTP 403/) } });
+  });
+
   it("never starts a second run of a source whose run is still going", async () => {
     await addSource(env.DB, { name: "demo", kind: "site", url: `${ORIGIN}/docs/`, options: {}, every: 3600 }, Date.now());
     await env.DB.prepare("UPDATE sources SET run_id = 'run-elsewhere', outcome = 'running', start_time = ?1 WHERE name = 'demo'").bind(Date.now()).run();
