@@ -8,8 +8,8 @@ import { toAlmanacError } from "../errors.ts";
 import { logInternalFault } from "../http/internal-faults.ts";
 import { type ProviderStats, libraryStats } from "../library/library-stats.ts";
 import { type AnswerAllowance, answerAllowance } from "../quota/gate.ts";
-import { type Source, listSources } from "../sources/sources.ts";
-import { hostOf, type sourcesStatus } from "../sources/status.ts";
+import { listSources } from "../sources/sources.ts";
+import { hostOf, statusOf, type SourceStatus } from "../sources/status.ts";
 
 /** A part of the overview: its value, or the public message saying why it is missing. */
 export type Outcome<T> = { ok: true; value: T } | { ok: false; message: string };
@@ -25,7 +25,7 @@ export interface CallerAllowance {
  * RFC 3339), never its options or URL; the page count is null when the
  * corpus could not be read.
  */
-export type SourceFreshness = Omit<Awaited<ReturnType<typeof sourcesStatus>>["sources"][number], "pageCount"> & { pageCount: number | null };
+export type SourceFreshness = SourceStatus;
 
 export interface OverviewData {
   corpus: Outcome<DataSourceStats[]>;
@@ -51,36 +51,9 @@ export async function loadOverview(env: Env, caller: Outcome<Caller>): Promise<O
     caller.ok ? settle(answerAllowance(env, caller.value).then((allowance) => ({ caller: caller.value, allowance }))) : caller,
     // The sources' page counts come from the corpus count already read, not
     // from a second pass over the documents as GET /sources makes.
-    settle(Promise.all([listSources(db), corpusRead.catch(() => null)]).then(([kept, stats]) => kept.map((source) => freshnessOf(source, stats)))),
+    settle(Promise.all([listSources(db), corpusRead.catch(() => null)]).then(([kept, stats]) => kept.map((source) => statusOf(source, stats ? (stats.find((stat) => stat.dataSource === hostOf(source))?.pages ?? 0) : null)))),
   ]);
   return { corpus, library, allowance, sources };
-}
-
-const rfc3339 = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
-
-/** What GET /sources shows of `source` (src/sources/status.ts), its pages counted from `stats`. */
-function freshnessOf(source: Source, stats: DataSourceStats[] | null): SourceFreshness {
-  const host = hostOf(source);
-  const run = source.lastRun;
-  return {
-    name: source.name,
-    kind: source.kind,
-    host,
-    pageCount: stats ? (stats.find((stat) => stat.dataSource === host)?.pages ?? 0) : null,
-    lastSuccessTime: rfc3339(source.lastSuccessTime),
-    nextDue: rfc3339(source.nextDue),
-    lastRun: run && {
-      outcome: run.outcome,
-      startTime: rfc3339(run.startTime),
-      endTime: rfc3339(run.endTime),
-      added: run.added,
-      updated: run.updated,
-      unchanged: run.unchanged,
-      removed: run.removed,
-      skipped: run.skipped,
-      error: run.error,
-    },
-  };
 }
 
 async function settle<T>(promise: Promise<T>): Promise<Outcome<T>> {
