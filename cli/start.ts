@@ -44,7 +44,7 @@ async function main(argv: string[]): Promise<void> {
     join("node_modules", "wrangler", "bin", "wrangler.js"),
     "dev",
     ...["--port", port, "--persist-to", stateDir],
-    // Serves /__scheduled: a request there fires the cron, which refreshes due sources (corpus/docs/sources.md).
+    // Serves /__scheduled: a request there fires the cron, which refreshes due sources (corpus/docs/deploying.md, "Sources kept fresh").
     "--test-scheduled",
     ...(configuresAllowedHosts() ? [] : ["--var", `ALLOWED_HOSTS:${LOOPBACK_HOSTS}`]),
     ...fromEnvironment,
