@@ -3,8 +3,9 @@ import { parseArgs } from "node:util";
 import { ingestSite } from "../src/documents/ingest/readers/site/ingest.ts";
 import { ingestLlms } from "./ingest-llms.ts";
 import { ingestArchive } from "./ingest-archive.ts";
-import { siteFor } from "../src/documents/ingest/prepare-pages.ts";
-import { addSource, listSources, parseInterval, removeSource, SOURCE_KINDS, type Source, type SourceKind } from "../src/sources/sources.ts";
+import { addSource, listSources, parseInterval, removeSource, SOURCE_KINDS, type Source, type SourceKind, type SourceOptions } from "../src/sources/sources.ts";
+import { prunes, siteIngestOptions, siteOfSource, versionOf } from "../src/sources/read-source.ts";
+import { VERSION_OPTIONS, versionOption } from "./version-option.ts";
 import { runSource, type ReadResult } from "../src/sources/run.ts";
 import { withEnv } from "./env.ts";
 import { DEFAULT_STATE_DIR } from "./local-env.ts";
@@ -13,7 +14,7 @@ import { describeSync } from "./report.ts";
 import { runCli } from "./run-cli.ts";
 
 const USAGE = `usage:
-  npm run sources -- add <site|archive|llms> <URL> --name <name> [--every <30m|1h|1d>] [ingest options]
+  npm run sources -- add <site|archive|llms> <URL> --name <name> [--every <30m|1h|1d>] [--version <label> [--current]] [ingest options]
   npm run sources -- list
   npm run sources -- remove <name>
   npm run sources -- refresh <name>
@@ -21,7 +22,8 @@ each with [--remote] [--persist-to <dir>]
 
 ingest options are those of npm run ingest -- <kind>: --base-uri, --data-source, --include,
 --exclude, --max-pages, --content-selector, --timeout (site); --path (archive); --skip-optional
-(llms); --prune. --every defaults to 1d. A new source is due at once.`;
+(llms); --prune. --every defaults to 1d. A new source is due at once: the deployed Worker's
+cron (every 15 minutes) refreshes due sources as Workflows; refresh runs one here and now.`;
 
 const OPTIONS = {
   name: { type: "string" },
@@ -36,13 +38,14 @@ const OPTIONS = {
   path: { type: "string" },
   "skip-optional": { type: "boolean" },
   prune: { type: "boolean" },
+  ...VERSION_OPTIONS,
   remote: { type: "boolean", default: false },
   "persist-to": { type: "string", default: DEFAULT_STATE_DIR },
   help: { type: "boolean", short: "h", default: false },
 } as const;
 
 /** The ingest options of a source, as given on the command line (the same flags as `npm run ingest`). */
-const INGEST_FLAGS = ["base-uri", "data-source", "include", "exclude", "max-pages", "content-selector", "timeout", "path", "skip-optional", "prune"] as const;
+const INGEST_FLAGS = ["base-uri", "data-source", "include", "exclude", "max-pages", "content-selector", "timeout", "path", "skip-optional", "prune", "version"] as const;
 
 async function main(argv: string[]): Promise<void> {
   const { positionals, values } = parseArgs({ args: argv, allowPositionals: true, options: OPTIONS });
@@ -55,8 +58,15 @@ async function main(argv: string[]): Promise<void> {
       if (!kind || !SOURCE_KINDS.includes(kind as SourceKind)) throw new Error(`give the kind first: one of ${SOURCE_KINDS.join(", ")}`);
       if (!url || extra.length > 0) throw new Error("give exactly one URL after the kind");
       if (!values.name) throw new Error("give the source a --name");
+      if (!/^https?:\/\//i.test(url)) throw new Error(`a source is read over http(s): give its URL, not "${url}"`);
       new URL(url);
-      const options = Object.fromEntries(INGEST_FLAGS.filter((flag) => values[flag] !== undefined).map((flag) => [flag, values[flag]]));
+      const version = versionOption(values);
+      const options: SourceOptions = Object.fromEntries(
+        INGEST_FLAGS.filter((flag) => values[flag] !== undefined).map((flag) => [flag, values[flag] as string | boolean | string[]]),
+      );
+      if (version?.current) options.current = true;
+      // Refused now, not at the first refresh: a base URI or data source the readers would refuse.
+      siteOfSource({ kind: kind as SourceKind, url, options } as Source);
       const every = parseInterval(values.every);
       const source = await withEnv(env, (e) => addSource(e.DB, { name: values.name!, kind: kind as SourceKind, url, options, every }, Date.now()));
       return console.log(JSON.stringify(describe(source)));
@@ -83,35 +93,23 @@ async function main(argv: string[]): Promise<void> {
   }
 }
 
-/** Reads and writes a source through the reader of its kind, with its stored ingest options. */
+/** Reads and writes a source through the reader of its kind, with its stored ingest options (src/sources/read-source.ts). */
 async function read(source: Source, db: D1Database): Promise<ReadResult> {
-  const o = source.options as Record<string, string | string[] | boolean | undefined>;
   const connect = <T>(work: (db: D1Database) => Promise<T>) => work(db);
-  const str = (key: string) => o[key] as string | undefined;
+  const options = source.options;
   if (source.kind === "site") {
-    const limits: { maxPages?: number; timeoutMs?: number } = {};
-    if (str("max-pages")) limits.maxPages = Number(str("max-pages"));
-    if (str("timeout")) limits.timeoutMs = Number(str("timeout")) * 1000;
-    const result = await ingestSite(db, {
-      start: source.url,
-      baseUri: str("base-uri"),
-      dataSource: str("data-source"),
-      prune: o.prune === true,
-      fetch: globalThis.fetch,
-      userAgent: userAgent(),
-      include: (o.include as string[] | undefined) ?? [],
-      exclude: (o.exclude as string[] | undefined) ?? [],
-      contentSelector: str("content-selector"),
-      limits,
-    });
+    const result = await ingestSite(db, siteIngestOptions(source, globalThis.fetch, userAgent()));
     console.error(describeSync(result));
     return result;
   }
+  const version = versionOf(source);
   if (source.kind === "llms") {
-    return ingestLlms(source.url, { "base-uri": str("base-uri"), "data-source": str("data-source"), "skip-optional": o["skip-optional"] === true, prune: o.prune === true }, connect);
+    const base = typeof options["base-uri"] === "string" ? options["base-uri"] : undefined;
+    const dataSource = typeof options["data-source"] === "string" ? options["data-source"] : undefined;
+    return ingestLlms(source.url, { "base-uri": base, "data-source": dataSource, "skip-optional": options["skip-optional"] === true, prune: prunes(source), ...(version ? { version } : {}) }, connect);
   }
-  const site = siteFor(str("base-uri") ?? source.url, str("data-source"));
-  return ingestArchive(source.url, str("path"), connect, site, { prune: o.prune === true });
+  const path = typeof options.path === "string" ? options.path : undefined;
+  return ingestArchive(source.url, path, connect, siteOfSource(source), { prune: prunes(source) });
 }
 
 /** One line of `list`: what a deployer checks, times in RFC 3339. */

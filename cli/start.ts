@@ -9,6 +9,7 @@ import { describeDocsIngest, ingestDocsFolder } from "./ingest-docs.ts";
 import { loadDefaultLibrary } from "./ingest-library.ts";
 import { updateLibrarySnapshot } from "./library-snapshot.ts";
 import { DEFAULT_STATE_DIR, applyLocalMigrations, withLocalEnv } from "./local-env.ts";
+import { releaseInterruptedRuns } from "../src/sources/sources.ts";
 import { EMBEDDINGS_VAR_NAMES, cliSemanticSearch, embeddingsVars, varArguments } from "./embeddings-vars.ts";
 
 /** The names a browser may use to reach a local server; anything else is DNS rebinding. */
@@ -35,17 +36,22 @@ async function main(argv: string[]): Promise<void> {
     console.log(`default corpus ${describeDocsIngest(site.baseUri, corpus)}`);
     // Only ids the default library owns are (re)written; entries a user ingested are never touched.
     console.log(await loadDefaultLibrary(env, library.entries));
+    const interrupted = await releaseInterruptedRuns(env.DB, "the dev server stopped during this run; nothing of it was published; the next scheduled event runs it again", Date.now());
+    if (interrupted.length > 0) console.log(`sources interrupted by the last stop, due again: ${interrupted.join(", ")}`);
   });
 
   const wranglerDev = [
     join("node_modules", "wrangler", "bin", "wrangler.js"),
     "dev",
     ...["--port", port, "--persist-to", stateDir],
+    // Serves /__scheduled: a request there fires the cron, which refreshes due sources (corpus/docs/deploying.md, "Sources kept fresh").
+    "--test-scheduled",
     ...(configuresAllowedHosts() ? [] : ["--var", `ALLOWED_HOSTS:${LOOPBACK_HOSTS}`]),
     ...fromEnvironment,
     ...passThrough,
   ];
   console.log(`Almanac: MCP endpoint http://localhost:${port}/mcp (Streamable HTTP); open http://localhost:${port} in a browser to check it is up.`);
+  console.log(`Sources (npm run sources) refresh when due: curl http://localhost:${port}/__scheduled fires the cron now.`);
   const dev = spawn(process.execPath, wranglerDev, { stdio: "inherit" });
   for (const signal of ["SIGINT", "SIGTERM"] as const) process.on(signal, () => dev.kill(signal));
   dev.on("exit", (code) => process.exit(code ?? 0));

@@ -12,8 +12,10 @@ import { restApi } from "./rest/routes.ts";
 import { llmsTxtSite } from "./web/llms-txt.ts";
 import { landingSite } from "./web/routes.tsx";
 import { sourcesSite } from "./web/sources.ts";
+import { refreshDueSources, refreshesAll } from "./sources/cron.ts";
+import { SourceRefresh } from "./sources/refresh-workflow.ts";
 
-export { AlmanacMcp, QuotaCounter, SessionRegistry };
+export { AlmanacMcp, QuotaCounter, SessionRegistry, SourceRefresh };
 
 // Each transport is a sub-app with its own onError (JSON-RPC on /mcp, Google's error body on /v1, an HTML page on /);
 // the app's own answers /healthz and paths nothing serves.
@@ -32,4 +34,16 @@ app.route("/", llmsTxtSite());
 // Read-only freshness of the sources `npm run sources` keeps.
 app.route("/", sourcesSite());
 
-export default app;
+export { app };
+
+export default {
+  fetch: app.fetch,
+  // The Cron Trigger: one refresh Workflow per due source (src/sources/cron.ts).
+  async scheduled(controller, env, ctx) {
+    ctx.waitUntil(
+      refreshDueSources(env.DB, env.SOURCE_REFRESH, controller.scheduledTime, { all: refreshesAll(controller.cron) }).then((report) => {
+        if (report.started.length + report.released.length > 0) console.log(`sources: ${JSON.stringify(report)}`);
+      }),
+    );
+  },
+} satisfies ExportedHandler<Env>;

@@ -17,12 +17,15 @@ export interface RunCounts {
   skipped: number;
 }
 
+/** A source's ingest options as given on the command line (`--include a --include b` is a list): plain JSON. */
+export type SourceOptions = Record<string, string | boolean | string[]>;
+
 /** One source and the state of its last run (times in epoch milliseconds). */
 export interface Source {
   name: string;
   kind: SourceKind;
   url: string;
-  options: Record<string, unknown>;
+  options: SourceOptions;
   every: number;
   runId: string | null;
   lastRun: (RunCounts & { outcome: RunOutcome; startTime: number | null; endTime: number | null; error: string | null }) | null;
@@ -67,7 +70,7 @@ function fromRow(row: SourceRow): Source {
     name: row.name,
     kind: row.kind,
     url: row.url,
-    options: JSON.parse(row.options) as Record<string, unknown>,
+    options: JSON.parse(row.options) as SourceOptions,
     every: row.every,
     runId: row.run_id,
     lastRun:
@@ -92,7 +95,7 @@ function fromRow(row: SourceRow): Source {
 /** Adds a source, due at once; a name already taken is an error that says so. */
 export async function addSource(
   db: D1Database,
-  source: { name: string; kind: SourceKind; url: string; options?: Record<string, unknown>; every: number },
+  source: { name: string; kind: SourceKind; url: string; options?: SourceOptions; every: number },
   now: number,
 ): Promise<Source> {
   if (!/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/.test(source.name)) {
@@ -147,19 +150,21 @@ export async function claimSource(db: D1Database, name: string, runId: string, n
   return result.meta.changes > 0;
 }
 
-/** Records how run `runId` ended, releases the lock and sets the next due time. */
+/** Records how run `runId` ended, releases the lock and sets the next due time. A run of another id changes nothing. */
 export async function finishRun(
   db: D1Database,
   name: string,
   runId: string,
   end: { outcome: "succeeded"; counts: RunCounts } | { outcome: "failed"; error: string },
   now: number,
+  /** When the source is due again; one interval after `now` unless said. */
+  nextDue?: number,
 ): Promise<void> {
   const counts = end.outcome === "succeeded" ? end.counts : { added: 0, updated: 0, unchanged: 0, removed: 0, skipped: 0 };
   await db
     .prepare(
       `UPDATE sources SET run_id = NULL, outcome = ?, end_time = ?, error = ?, added = ?, updated = ?, unchanged = ?, removed = ?, skipped = ?,
-         last_success_time = CASE WHEN ? = 'succeeded' THEN ? ELSE last_success_time END, next_due = ? + every * 1000
+         last_success_time = CASE WHEN ? = 'succeeded' THEN ? ELSE last_success_time END, next_due = coalesce(?, ? + every * 1000)
        WHERE name = ? AND run_id = ?`,
     )
     .bind(
@@ -173,9 +178,26 @@ export async function finishRun(
       counts.skipped,
       end.outcome,
       now,
+      nextDue ?? null,
       now,
       name,
       runId,
     )
     .run();
+}
+
+/**
+ * Ends every run still holding a source as failed with `why`, each source
+ * due again at once; returns their names. `npm start` calls it: a local run
+ * cannot outlive the dev server that ran it (wrangler's local Workflows do
+ * not resume an instance cut off in the middle of a step), so the next
+ * scheduled event starts it again instead of waiting on a run that is gone.
+ */
+export async function releaseInterruptedRuns(db: D1Database, why: string, now: number): Promise<string[]> {
+  const held = (await listSources(db)).filter((source) => source.runId !== null);
+  for (const source of held) {
+    await db.prepare("UPDATE generations SET state = 'abandoned' WHERE id = ?1 AND state = 'writing'").bind(source.runId).run();
+    await finishRun(db, source.name, source.runId!, { outcome: "failed", error: why }, now, now);
+  }
+  return held.map((source) => source.name);
 }

@@ -11,34 +11,37 @@ export function hostOf(source: Source): string {
   return new URL(typeof options["base-uri"] === "string" ? options["base-uri"] : source.url).host;
 }
 
+/** One source's public freshness, its data source holding `pageCount` pages (null: not known now). */
+export function statusOf(source: Source, pageCount: number | null) {
+  const run = source.lastRun;
+  return {
+    name: source.name,
+    kind: source.kind,
+    host: hostOf(source),
+    pageCount,
+    lastSuccessTime: time(source.lastSuccessTime),
+    nextDue: time(source.nextDue),
+    lastRun: run && {
+      outcome: run.outcome,
+      startTime: time(run.startTime),
+      endTime: time(run.endTime),
+      added: run.added,
+      updated: run.updated,
+      unchanged: run.unchanged,
+      removed: run.removed,
+      skipped: run.skipped,
+      error: run.error,
+    },
+  };
+}
+
+/** What GET /sources and the landing page show of a source. */
+export type SourceStatus = ReturnType<typeof statusOf>;
+
 /** Every source's public freshness, as GET /sources answers it (times in RFC 3339). */
-export async function sourcesStatus(db: D1Reader) {
+export async function sourcesStatus(db: D1Reader): Promise<{ sources: SourceStatus[] }> {
   const sources = await listSources(db);
   const { results } = await db.prepare("SELECT data_source, COUNT(*) AS n FROM documents GROUP BY data_source").all<{ data_source: string; n: number }>();
   const counts = new Map(results.map((row) => [row.data_source, row.n]));
-  return {
-    sources: sources.map((source) => {
-      const host = hostOf(source);
-      const run = source.lastRun;
-      return {
-        name: source.name,
-        kind: source.kind,
-        host,
-        pageCount: counts.get(host) ?? 0,
-        lastSuccessTime: time(source.lastSuccessTime),
-        nextDue: time(source.nextDue),
-        lastRun: run && {
-          outcome: run.outcome,
-          startTime: time(run.startTime),
-          endTime: time(run.endTime),
-          added: run.added,
-          updated: run.updated,
-          unchanged: run.unchanged,
-          removed: run.removed,
-          skipped: run.skipped,
-          error: run.error,
-        },
-      };
-    }),
-  };
+  return { sources: sources.map((source) => statusOf(source, counts.get(hostOf(source)) ?? 0)) };
 }

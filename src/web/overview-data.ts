@@ -8,6 +8,8 @@ import { toAlmanacError } from "../errors.ts";
 import { logInternalFault } from "../http/internal-faults.ts";
 import { type ProviderStats, libraryStats } from "../library/library-stats.ts";
 import { type AnswerAllowance, answerAllowance } from "../quota/gate.ts";
+import { listSources } from "../sources/sources.ts";
+import { hostOf, statusOf, type SourceStatus } from "../sources/status.ts";
 
 /** A part of the overview: its value, or the public message saying why it is missing. */
 export type Outcome<T> = { ok: true; value: T } | { ok: false; message: string };
@@ -18,27 +20,40 @@ export interface CallerAllowance {
   allowance: AnswerAllowance;
 }
 
+/**
+ * One kept source's freshness, exactly as GET /sources answers it (times in
+ * RFC 3339), never its options or URL; the page count is null when the
+ * corpus could not be read.
+ */
+export type SourceFreshness = SourceStatus;
+
 export interface OverviewData {
   corpus: Outcome<DataSourceStats[]>;
   library: Outcome<ProviderStats[]>;
   allowance: Outcome<CallerAllowance>;
+  /** The sources `npm run sources` keeps, by name; data sources without one are only in `corpus`. */
+  sources: Outcome<SourceFreshness[]>;
 }
 
 /**
- * Corpus and library sizes and the caller's answer_query allowance (read
- * from the caller's QuotaCounter, charging nothing), in parallel. `caller`
- * is the outcome of identifying the caller: a refused key shows its 401
- * message where the allowance would be.
+ * Corpus and library sizes, the kept sources' freshness and the caller's
+ * answer_query allowance (read from the caller's QuotaCounter, charging
+ * nothing), in parallel. `caller` is the outcome of identifying the caller:
+ * a refused key shows its 401 message where the allowance would be.
  */
 export async function loadOverview(env: Env, caller: Outcome<Caller>): Promise<OverviewData> {
-  // One read session (the nearest replica) for both counts.
+  // One read session (the nearest replica) for every read.
   const db = readSession(env.DB);
-  const [corpus, library, allowance] = await Promise.all([
-    settle(corpusStats(db)),
+  const corpusRead = corpusStats(db);
+  const [corpus, library, allowance, sources] = await Promise.all([
+    settle(corpusRead),
     settle(libraryStats(db)),
     caller.ok ? settle(answerAllowance(env, caller.value).then((allowance) => ({ caller: caller.value, allowance }))) : caller,
+    // The sources' page counts come from the corpus count already read, not
+    // from a second pass over the documents as GET /sources makes.
+    settle(Promise.all([listSources(db), corpusRead.catch(() => null)]).then(([kept, stats]) => kept.map((source) => statusOf(source, stats ? (stats.find((stat) => stat.dataSource === hostOf(source))?.pages ?? 0) : null)))),
   ]);
-  return { corpus, library, allowance };
+  return { corpus, library, allowance, sources };
 }
 
 async function settle<T>(promise: Promise<T>): Promise<Outcome<T>> {

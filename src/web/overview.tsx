@@ -6,9 +6,9 @@ import type { DataSourceStats } from "../documents/read/corpus-stats.ts";
 import type { ProviderStats } from "../library/library-stats.ts";
 import { formatDuration } from "../quota/gate.ts";
 import type { AnswerAllowance } from "../quota/gate.ts";
-import type { CallerAllowance, OverviewData, Outcome } from "./overview-data.ts";
+import type { CallerAllowance, OverviewData, Outcome, SourceFreshness } from "./overview-data.ts";
 import { SERVED_REVISIONS } from "./protocol-revisions.ts";
-import { CopyableSnippet, count } from "./ui.tsx";
+import { CopyableSnippet, count, readableTime } from "./ui.tsx";
 
 export interface Endpoints {
   /** The server's own origin, as the page was opened. */
@@ -26,6 +26,7 @@ export const Overview: FC<{ data: OverviewData; endpoints: Endpoints; answerEnab
         <h3>Documentation</h3>
         <CorpusTable corpus={data.corpus} />
       </div>
+      <FreshnessCard sources={data.sources} />
       <div class="card">
         <h3>Query library</h3>
         <LibraryTable library={data.library} />
@@ -113,6 +114,93 @@ const CorpusTable: FC<{ corpus: Outcome<DataSourceStats[]> }> = ({ corpus }) => 
     </div>
   );
 };
+
+/**
+ * Each source `npm run sources` keeps: when it was last read successfully,
+ * when it is due, and how its last run went. A deployment without any shows
+ * no card; data sources without a source row are only in the table above.
+ */
+const FreshnessCard: FC<{ sources: Outcome<SourceFreshness[]> }> = ({ sources }) => {
+  if (sources.ok && sources.value.length === 0) return null;
+  return (
+    <div class="card" id="freshness">
+      <h3>Refreshed sources</h3>
+      {sources.ok ? (
+        <>
+          {sources.value.map((source) => (
+            <SourceFacts source={source} />
+          ))}
+          <p class="hint">Read again by this server on a schedule; other data sources change only when someone ingests them.</p>
+        </>
+      ) : (
+        <Unavailable message={sources.message} />
+      )}
+    </div>
+  );
+};
+
+const SourceFacts: FC<{ source: SourceFreshness }> = ({ source }) => {
+  const run = source.lastRun;
+  const id = `fresh-${source.name}`;
+  return (
+    <section class="source" aria-labelledby={id} data-source={source.name}>
+      <h4 id={id}>
+        {source.name} <span class="badge">{source.kind}</span>
+      </h4>
+      <dl class="facts">
+        <dt>Host</dt>
+        <dd>{source.host}</dd>
+        <dt>Pages</dt>
+        <dd>{source.pageCount === null ? "unknown" : count(source.pageCount)}</dd>
+        <dt>Last success</dt>
+        <dd>{source.lastSuccessTime ? <Time value={source.lastSuccessTime} /> : "never"}</dd>
+        <dt>Next due</dt>
+        <dd>{source.nextDue ? <Time value={source.nextDue} /> : "not set"}</dd>
+        <dt>Last run</dt>
+        <dd data-outcome={run?.outcome}>
+          {!run ? (
+            "none yet"
+          ) : run.outcome === "running" ? (
+            <>
+              <strong>running</strong>
+              {run.startTime && (
+                <>
+                  {" "}since <Time value={run.startTime} />
+                </>
+              )}
+            </>
+          ) : (
+            <>
+              <strong class={run.outcome === "failed" ? "bad" : "good"}>{run.outcome}</strong>
+              {run.endTime && (
+                <>
+                  {" "}at <Time value={run.endTime} />
+                </>
+              )}
+            </>
+          )}
+        </dd>
+        {run && run.outcome !== "running" && (
+          <>
+            <dt>Changes</dt>
+            <dd class="counts">
+              {count(run.added)} added, {count(run.updated)} updated, {count(run.unchanged)} unchanged, {count(run.removed)} removed, {count(run.skipped)} skipped
+            </dd>
+          </>
+        )}
+        {run?.error && (
+          <>
+            <dt>Error</dt>
+            <dd class="field-error">{run.error}</dd>
+          </>
+        )}
+      </dl>
+    </section>
+  );
+};
+
+/** An RFC 3339 time for machines, its UTC minute for people. */
+const Time: FC<{ value: string }> = ({ value }) => <time datetime={value}>{readableTime(value)}</time>;
 
 const LibraryTable: FC<{ library: Outcome<ProviderStats[]> }> = ({ library }) => {
   if (!library.ok) return <Unavailable message={library.message} />;

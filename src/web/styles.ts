@@ -27,6 +27,8 @@ table{border-collapse:collapse;width:100%;font-size:.95rem}
 th,td{text-align:left;padding:.3rem .5rem .3rem 0;border-bottom:1px solid var(--line);vertical-align:top}
 td.n,th.n{text-align:right;font-variant-numeric:tabular-nums}
 dl{margin:0}dt{font-weight:600;margin-top:.5rem}dd{margin:0}
+dl.facts{display:grid;grid-template-columns:max-content minmax(0,1fr);gap:.1rem .75rem;overflow-wrap:anywhere}dl.facts dt{margin:0}
+.source{margin:0 0 1rem}.good{color:var(--good)}.bad{color:var(--bad)}
 details.client{border:1px solid var(--line);border-radius:8px;margin:0 0 .5rem;padding:0 1rem}
 details.client>summary{cursor:pointer;padding:.6rem 0;font-weight:600}
 details.client[open]>summary{border-bottom:1px solid var(--line);margin-bottom:.5rem}

@@ -2,7 +2,7 @@
 // (src/http/refusal.ts), never hono's plain-text 500.
 import { createExecutionContext, env } from "cloudflare:test";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import app from "../../src/index.ts";
+import { app } from "../../src/index.ts";
 
 const STREAMABLE_HTTP = { "Content-Type": "application/json", Accept: "application/json, text/event-stream" };
 const initialize = JSON.stringify({

@@ -4,7 +4,7 @@
 import { createExecutionContext, env } from "cloudflare:test";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { createApiKey } from "../../src/auth/key-store.ts";
-import app from "../../src/index.ts";
+import { app } from "../../src/index.ts";
 import { searchDocumentsTool } from "../../src/tools/search-documents.ts";
 import { toolArguments } from "../../src/web/try-request.ts";
 

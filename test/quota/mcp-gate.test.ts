@@ -6,7 +6,7 @@ import { Hono } from "hono";
 import { describe, expect, it, vi } from "vitest";
 import { authenticateCaller } from "../../src/http/authenticate.ts";
 import { createApiKey, revokeApiKey } from "../../src/auth/key-store.ts";
-import app from "../../src/index.ts";
+import { app } from "../../src/index.ts";
 import { readJsonRpcMessage } from "../../src/mcp/json-rpc-message.ts";
 import { jsonRpcErrorHandler, mcpAnswerQuota } from "../../src/mcp/routes.ts";
 import { awayFromMinuteEnd } from "./clock.ts";

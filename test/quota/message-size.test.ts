@@ -3,7 +3,7 @@ import { createExecutionContext, env } from "cloudflare:test";
 import { Hono } from "hono";
 import { describe, expect, it } from "vitest";
 import { createApiKey } from "../../src/auth/key-store.ts";
-import app from "../../src/index.ts";
+import { app } from "../../src/index.ts";
 import { MAX_MESSAGE_BYTES, readJsonRpcMessage } from "../../src/mcp/json-rpc-message.ts";
 import { jsonRpcErrorHandler } from "../../src/mcp/routes.ts";
 import { MCP_URL, answerQuery, post } from "./mcp-http.ts";

@@ -1,7 +1,7 @@
 // Requests to the REST facade through the Worker's real fetch handler, and
 // Google's discovery document, which the tests take their expectations from.
 import { createExecutionContext, env } from "cloudflare:test";
-import app from "../../src/index.ts";
+import { app } from "../../src/index.ts";
 import discoveryDocument from "../fixtures/developerknowledge/developerknowledge.v1.json";
 
 /** Google's discovery document for the Developer Knowledge API v1 (a verbatim copy). */

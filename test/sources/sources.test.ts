@@ -24,8 +24,8 @@ describe("parseInterval", () => {
 
 describe("sources", () => {
   it("a new source is due at once, with no run yet", async () => {
-    const added = await addSource(env.DB, { name: "demo", kind: "site", url: "http://127.0.0.1:1/docs/", options: { maxPages: 10 }, every: 3600 }, NOW);
-    expect(added).toMatchObject({ name: "demo", kind: "site", options: { maxPages: 10 }, every: 3600, lastRun: null, nextDue: NOW, runId: null });
+    const added = await addSource(env.DB, { name: "demo", kind: "site", url: "http://127.0.0.1:1/docs/", options: { "max-pages": "10" }, every: 3600 }, NOW);
+    expect(added).toMatchObject({ name: "demo", kind: "site", options: { "max-pages": "10" }, every: 3600, lastRun: null, nextDue: NOW, runId: null });
     expect(dueSources(await listSources(env.DB), NOW).map((source) => source.name)).toEqual(["demo"]);
   });
 

@@ -2,7 +2,7 @@
 import { env } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
 import { createApiKey, revokeApiKey } from "../../src/auth/key-store.ts";
-import app from "../../src/index.ts";
+import { app } from "../../src/index.ts";
 import { chargeAnswerQuery } from "../../src/quota/gate.ts";
 import { ENHANCE_SCRIPT } from "../../src/web/enhance.ts";
 import { SERVED_REVISIONS } from "../../src/web/protocol-revisions.ts";

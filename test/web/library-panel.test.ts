@@ -2,7 +2,7 @@
 // opens an entry and renders it from a form generated from its params.
 import { env } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
-import app from "../../src/index.ts";
+import { app } from "../../src/index.ts";
 import { getQueryLibraryEntry } from "../../src/library/get.ts";
 import { searchQueryLibrary } from "../../src/library/search.ts";
 import { loadDefaultLibrary } from "../library/fixtures.ts";

@@ -5,7 +5,7 @@ import { listCorpusForLlms, formatLlmsTxt } from "../../src/documents/read/llms-
 import { parseLlmsTxt } from "../../src/documents/ingest/readers/llms-txt.ts";
 import { prepareSite, siteFor } from "../../src/documents/ingest/prepare-pages.ts";
 import { syncDocuments } from "../../src/documents/ingest/write-corpus.ts";
-import app from "../../src/index.ts";
+import { app } from "../../src/index.ts";
 import { loadCorpus } from "../documents/corpus.ts";
 import { ORIGIN, getPage } from "./page.ts";
 

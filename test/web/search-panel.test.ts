@@ -1,7 +1,7 @@
 // The search panel as a plain HTML form: GET /try/search.
 import { env } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
-import app from "../../src/index.ts";
+import { app } from "../../src/index.ts";
 import { searchDocuments } from "../../src/documents/search/search-documents.ts";
 import { loadCorpus } from "../documents/corpus.ts";
 import { attributes, getPage, text, texts, visitor } from "./page.ts";

@@ -2,7 +2,7 @@
 // a fetch function answering real Response objects (Workers cannot open a server to crawl).
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { crawlSite } from "../../../src/documents/ingest/readers/site/crawl.ts";
+import { crawlSite, type CrawlOptions, type CrawlResult } from "../../../src/documents/ingest/readers/site/crawl.ts";
 import { ingestSite } from "../../../src/documents/ingest/readers/site/ingest.ts";
 import { findDocuments } from "../../../src/documents/read/stored-documents.ts";
 
@@ -116,6 +116,165 @@ describe("crawling", () => {
     const result = await crawlSite({ start: "https://down.test/", fetch, userAgent: UA });
     expect(result.pages).toEqual([]);
     expect(result.skipped[0]?.reason).toMatch(/robots\.txt could not be read \(HTTP 503\)/);
+  });
+});
+
+/** A crawl in calls of `budget` page requests, its state through JSON between them as a Workflow step's result is. */
+async function crawlInPieces(options: CrawlOptions, budget: number) {
+  const calls: CrawlResult[] = [];
+  for (let call = 0; call < 50; call += 1) {
+    const resume = calls.at(-1)?.state;
+    const result = await crawlSite({ ...options, requestBudget: budget, ...(resume ? { resume: JSON.parse(JSON.stringify(resume)) } : {}) });
+    calls.push(result);
+    if (result.done) break;
+  }
+  return {
+    calls,
+    pages: calls.flatMap((call) => call.pages.map((page) => page.url)).sort(),
+    skipped: calls.flatMap((call) => call.skipped).sort((a, b) => a.url.localeCompare(b.url)),
+  };
+}
+
+/** The requests for pages, not robots.txt or sitemaps. */
+const pageRequests = (requests: { url: string }[]) => requests.filter((request) => !/robots\.txt$|sitemap\.xml$/.test(request.url));
+
+describe("crawling in pieces", () => {
+  const linkedSite = (): Record<string, Page> => ({
+    "/robots.txt": { body: "# keep out\nUser-agent: *\nDisallow: /docs/private", type: "text/plain" },
+    "/docs/": { body: html("Home", `<a href="a.html">A</a><a href="b.html">B</a><a href="c.html">C</a>`) },
+    "/docs/a.html": { body: html("A", `<a href="d.html">D</a><a href="e.html">E</a><a href="logo.png">L</a>`) },
+    "/docs/b.html": { body: html("B", `<a href="f.html">F</a><a href="missing.html">M</a>`) },
+    // Read in a later call: its links still meet robots.txt.
+    "/docs/c.html": { body: html("C", `<a href="private/x.html">X</a><a href="g.html">G</a>`) },
+    "/docs/d.html": { body: html("D", `<a href="g.html">G</a>`) },
+    "/docs/e.html": { body: html("E", `<a href="data.bin">bin</a>`) },
+    "/docs/f.html": { body: html("F", "<p>f</p>") },
+    "/docs/g.html": { body: html("G", `<a href="private/y.html">Y</a>`) },
+    "/docs/data.bin": { body: "binary", type: "application/octet-stream" },
+  });
+
+  it("reads a link-following site in calls of 3 requests as one whole crawl does, asking robots.txt once", async () => {
+    const start = "https://docs.test/docs/";
+    const whole = await crawlSite({ start, fetch: site("https://docs.test", linkedSite()).fetch, userAgent: UA });
+    expect(whole.done).toBe(true);
+    expect(whole.state.queue).toEqual([]);
+
+    const { fetch, requests } = site("https://docs.test", linkedSite());
+    const pieces = await crawlInPieces({ start, fetch, userAgent: UA }, 3);
+    expect(pieces.pages).toEqual(whole.pages.map((page) => page.url));
+    expect(pieces.skipped).toEqual([...whole.skipped].sort((a, b) => a.url.localeCompare(b.url)));
+    expect(pieces.skipped).toEqual(
+      expect.arrayContaining([
+        { url: "https://docs.test/docs/private/x.html", reason: "disallowed by robots.txt" },
+        { url: "https://docs.test/docs/private/y.html", reason: "disallowed by robots.txt" },
+      ]),
+    );
+    // The disallowed links were found by resumed calls, which did not ask robots.txt again.
+    expect(pieces.calls[0]?.skipped.some((skip) => skip.url.includes("/private/"))).toBe(false);
+    expect(requests.filter((request) => request.url.endsWith("/robots.txt"))).toHaveLength(1);
+    expect(pieces.calls.length).toBeGreaterThanOrEqual(3);
+    expect(pieces.calls.map((call) => call.done)).toEqual([...pieces.calls.slice(1).map(() => false), true]);
+    // Each call started at most 3 page requests; the totals run over the whole crawl.
+    const perCall = pieces.calls.map((call, index) => pageRequests(requests.slice(pieces.calls[index - 1]?.requests ?? 0, call.requests)).length);
+    expect(Math.max(...perCall)).toBeLessThanOrEqual(3);
+    expect(pieces.calls.at(-1)?.requests).toBe(requests.length);
+    expect(pieces.calls.at(-1)?.bytes).toBe(whole.bytes);
+  });
+
+  it("reads a sitemap site in calls of 3 requests as one whole crawl does, asking sitemaps only in the first", async () => {
+    const pages: Record<string, Page> = {
+      "/robots.txt": { body: "User-agent: *\nDisallow: /secret\nSitemap: https://docs.test/sitemap.xml", type: "text/plain" },
+      "/sitemap.xml": {
+        body: `<urlset>${["/p1", "/p2", "/p3", "/p4", "/p5", "/p6", "/p7", "/gone", "/secret/s", "https://elsewhere.test/x"].map((path) => `<url><loc>${path.startsWith("/") ? `https://docs.test${path}` : path}</loc></url>`).join("")}</urlset>`,
+        type: "application/xml",
+      },
+      ...Object.fromEntries(["/p1", "/p2", "/p3", "/p4", "/p5", "/p6", "/p7"].map((path) => [path, { body: html(path, `<p>${path}</p><a href="/not-listed">n</a>`) }])),
+    };
+    const whole = await crawlSite({ start: "https://docs.test/", fetch: site("https://docs.test", pages).fetch, userAgent: UA });
+    const { fetch, requests } = site("https://docs.test", pages);
+    const pieces = await crawlInPieces({ start: "https://docs.test/", fetch, userAgent: UA }, 3);
+    expect(pieces.calls.map((call) => call.source)).toEqual(pieces.calls.map(() => "sitemap"));
+    expect(pieces.pages).toEqual(whole.pages.map((page) => page.url));
+    expect(pieces.pages).toHaveLength(7);
+    expect(pieces.skipped).toEqual([...whole.skipped].sort((a, b) => a.url.localeCompare(b.url)));
+    expect(pieces.skipped.map((skip) => skip.reason).sort()).toEqual(["HTTP 404", "disallowed by robots.txt", "outside https://docs.test/"]);
+    expect(pieces.calls).toHaveLength(3);
+    expect(requests.filter((request) => /robots\.txt$|sitemap\.xml$/.test(request.url))).toHaveLength(2);
+  });
+
+  it("counts a redirect hop against the call's budget", async () => {
+    const { fetch } = site("https://docs.test", {
+      "/": { body: html("Home", `<a href="/a">a</a><a href="/b">b</a>`) },
+      "/a": { body: () => new Response(null, { status: 301, headers: { location: "/a2" } }) },
+      "/a2": { body: html("A2", "<p>a</p>") },
+      "/b": { body: html("B", "<p>b</p>") },
+    });
+    // Home, the navigation's /docs/ (a 404), /a and its hop to /a2: four requests, so /b waits.
+    const first = await crawlSite({ start: "https://docs.test/", fetch, userAgent: UA, limits: { concurrency: 1 }, requestBudget: 4 });
+    expect(first.pages.map((page) => page.url)).toEqual(["https://docs.test/", "https://docs.test/a"]);
+    expect(first).toMatchObject({ done: false, state: { queue: ["https://docs.test/b"] } });
+  });
+
+  it("stops at --max-pages counted over all the calls", async () => {
+    const fetcher = (async (input: RequestInfo | URL) => {
+      const url = new URL(String(input));
+      if (url.pathname === "/robots.txt") return new Response("", { status: 404 });
+      return new Response(html(url.pathname, `<a href="${url.pathname}-a">a</a><a href="${url.pathname}-b">b</a>`), { headers: { "content-type": "text/html" } });
+    }) as typeof fetch;
+    const { calls, pages } = await crawlInPieces({ start: "https://gen.test/gen/", fetch: fetcher, userAgent: UA, limits: { maxPages: 7 } }, 3);
+    expect(pages).toHaveLength(7);
+    expect(calls.map((call) => [call.pages.length, call.done, call.stoppedBy])).toEqual([
+      [3, false, undefined],
+      [3, false, undefined],
+      [1, true, "--max-pages 7"],
+    ]);
+    const last = calls.at(-1) as CrawlResult;
+    expect(last.skipped.length).toBeGreaterThan(0);
+    expect(last.skipped.every((skip) => skip.reason === "not read: the crawl stopped at --max-pages 7")).toBe(true);
+    expect(last.state.queue).toEqual([]);
+  });
+
+  it("retries a transient failure in a later call, once", async () => {
+    let flakyTries = 0;
+    const { fetch, requests } = site("https://docs.test", {
+      "/": { body: html("Home", `<a href="/flaky">f</a><a href="/down">d</a>`) },
+      "/flaky": {
+        body: () => {
+          flakyTries += 1;
+          if (flakyTries === 1) throw new TypeError("fetch failed");
+          return new Response(html("Flaky", "<p>back</p>"), { headers: { "content-type": "text/html" } });
+        },
+      },
+      "/down": {
+        body: () => {
+          throw new TypeError("fetch failed");
+        },
+      },
+    });
+    const { calls, pages, skipped } = await crawlInPieces({ start: "https://docs.test/", fetch, userAgent: UA, limits: { concurrency: 1 } }, 1);
+    // Home, then /flaky and /down fail, then the retries of both (the navigation's /docs/ between).
+    const flakyFailedIn = calls.findIndex((call) => call.state.retried.some(([url]) => url === "https://docs.test/flaky"));
+    const flakyReadIn = calls.findIndex((call) => call.pages.some((page) => page.url === "https://docs.test/flaky"));
+    expect(flakyFailedIn).toBeGreaterThan(0);
+    expect(flakyReadIn).toBeGreaterThan(flakyFailedIn);
+    expect(calls[flakyFailedIn]?.state.queue.at(-1)).toBe("https://docs.test/flaky");
+    expect(pages).toEqual(["https://docs.test/", "https://docs.test/flaky"]);
+    expect(skipped).toEqual([
+      { url: "https://docs.test/docs/", reason: "HTTP 404", gone: true },
+      { url: "https://docs.test/down", reason: "could not be fetched (fetch failed), tried twice" },
+    ]);
+    expect(requests.filter((request) => request.url.endsWith("/down"))).toHaveLength(2);
+  });
+
+  it("reports an unreadable robots.txt once and crawls nothing", async () => {
+    const { fetch, requests } = site("https://down.test", { "/robots.txt": { body: () => new Response("oops", { status: 503 }) }, "/": { body: html("Home", "") } });
+    const first = await crawlSite({ start: "https://down.test/", fetch, userAgent: UA, requestBudget: 3 });
+    expect(first).toMatchObject({ done: true, pages: [], state: { robots: { unreadable: "HTTP 503" }, queue: [] } });
+    expect(first.skipped.map((skip) => skip.url)).toEqual(["https://down.test/robots.txt", "https://down.test/"]);
+    const before = requests.length;
+    const again = await crawlSite({ start: "https://down.test/", fetch, userAgent: UA, requestBudget: 3, resume: JSON.parse(JSON.stringify(first.state)) });
+    expect(again).toMatchObject({ done: true, pages: [], skipped: [] });
+    expect(requests.length).toBe(before);
   });
 });
 

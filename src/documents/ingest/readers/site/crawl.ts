@@ -5,7 +5,9 @@
  * request timed out, every body size-capped; redirects only within the
  * origin; conditional requests for pages read before. Only `fetch`, Web
  * Streams and `DecompressionStream`: it runs in a Worker as in the CLI, and
- * tests hand it their own `fetch`.
+ * tests hand it their own `fetch`. A crawl may run in pieces (a Workflow's
+ * steps): each call starts at most `requestBudget` page requests and returns
+ * a `CrawlState` from which the next call carries on.
  */
 import { htmlToPage, type HtmlPage } from "./html.ts";
 import { ALLOW_ALL, parseRobots, type Robots } from "./robots.ts";
@@ -67,17 +69,48 @@ export interface SkippedUrl {
   gone?: boolean;
 }
 
-/** Everything one crawl found. */
-export interface CrawlResult {
-  /** Where the page list came from. */
+/** What robots.txt said, kept so a resumed crawl need not ask again. */
+export type SavedRobots = { text: string } | { unreadable: string } | "allow-all";
+
+/** Where a crawl stands between two calls: plain JSON (a Workflow step's result), well under 1 MiB for maxPages 2000. */
+export interface CrawlState {
   source: "sitemap" | "links";
-  pages: CrawledPage[];
-  skipped: SkippedUrl[];
-  /** The cap that ended the crawl early, said in the summary; absent when the whole site was read. */
-  stoppedBy?: string;
+  /** Re-parsed on resume, so robots.txt is not requested again. */
+  robots: SavedRobots;
+  /** Page keys still to fetch, in order. */
+  queue: string[];
+  /** Every key enqueued or skipped so far. */
+  seen: string[];
+  /** Page requests started (for --max-pages). */
+  started: number;
+  /** URL and its first failure, for the one retry of a transient failure. */
+  retried: [string, string][];
+  /** Totals over the whole crawl so far. */
   requests: number;
   bytes: number;
 }
+
+/** Everything one call of a crawl found. */
+export interface CrawlResult {
+  /** Where the page list came from. */
+  source: "sitemap" | "links";
+  /** Pages this call read (a resumed crawl's caller gathers them across calls). */
+  pages: CrawledPage[];
+  /** URLs this call skipped. */
+  skipped: SkippedUrl[];
+  /** The cap that ended the crawl early, said in the summary; absent when the whole site was read. */
+  stoppedBy?: string;
+  /** Totals over the whole crawl so far. */
+  requests: number;
+  bytes: number;
+  /** What the next call needs to carry on (`resume`). */
+  state: CrawlState;
+  /** True when nothing is left to fetch: the queue is empty or a cap ended the crawl. */
+  done: boolean;
+}
+
+/** What a call has found so far; `state` and `done` are added when it returns. */
+type Findings = Omit<CrawlResult, "state" | "done">;
 
 /** How to crawl. */
 export interface CrawlOptions {
@@ -95,6 +128,14 @@ export interface CrawlOptions {
   /** By page URL (no query or fragment): what the last run kept. */
   validators?: ReadonlyMap<string, PageValidator>;
   onProgress?: (line: string) => void;
+  /** Carry on from a previous call's `state`: no robots.txt or sitemap requests, only the queue. */
+  resume?: CrawlState;
+  /**
+   * Page requests this call may start, redirect hops included (at least 1).
+   * When it is reached no new page is taken; pages in flight finish, so their
+   * redirect hops may pass it by up to concurrency × maxRedirects. Absent: no limit.
+   */
+  requestBudget?: number;
 }
 
 /** Paths that are files, not pages: not fetched, reported. */
@@ -112,9 +153,9 @@ class RunCapReached extends Error {}
 class SizeCapExceeded extends Error {}
 
 /**
- * Crawls the site under `options.start`. Never throws for a page: each one
- * that cannot be read is in `skipped` with its reason. Throws a plain Error
- * only when the start URL is not http(s).
+ * Crawls the site under `options.start`, or carries on from `options.resume`.
+ * Never throws for a page: each one that cannot be read is in `skipped` with
+ * its reason. Throws a plain Error only when the start URL is not http(s).
  */
 export async function crawlSite(options: CrawlOptions): Promise<CrawlResult> {
   const limits = { ...DEFAULT_CRAWL_LIMITS, ...options.limits };
@@ -122,7 +163,8 @@ export async function crawlSite(options: CrawlOptions): Promise<CrawlResult> {
   const agentToken = options.userAgent.split(/[\s/]/)[0] ?? options.userAgent;
   const includes = (options.include ?? []).map((glob) => ({ glob, matches: globMatcher(glob) }));
   const excludes = (options.exclude ?? []).map((glob) => ({ glob, matches: globMatcher(glob) }));
-  const result: CrawlResult = { source: "links", pages: [], skipped: [], requests: 0, bytes: 0 };
+  const resume = options.resume;
+  const result: Findings = { source: resume?.source ?? "links", pages: [], skipped: [], requests: resume?.requests ?? 0, bytes: resume?.bytes ?? 0 };
 
   /**
    * One request within the caps: its headers and body share one deadline.
@@ -168,7 +210,13 @@ export async function crawlSite(options: CrawlOptions): Promise<CrawlResult> {
     return concat(parts, size);
   };
 
-  const robots = await readRobots(scope, agentToken, request, readBody, result);
+  const robotsUrl = `${scope.origin}/robots.txt`;
+  const savedRobots = resume ? resume.robots : await readRobots(robotsUrl, request, readBody);
+  // Said once, by the call that tried to read it; resumed calls still crawl nothing.
+  if (!resume && typeof savedRobots === "object" && "unreadable" in savedRobots) {
+    result.skipped.push({ url: robotsUrl, reason: `robots.txt could not be read (${savedRobots.unreadable}); RFC 9309 says to crawl nothing until it can` });
+  }
+  const robots = robotsRules(savedRobots, agentToken);
   const delaySeconds = Math.min(robots.crawlDelaySeconds ?? 0, limits.maxCrawlDelaySeconds);
   const concurrency = delaySeconds > 0 ? 1 : Math.max(1, limits.concurrency);
 
@@ -184,8 +232,8 @@ export async function crawlSite(options: CrawlOptions): Promise<CrawlResult> {
     return null;
   };
 
-  const seen = new Set<string>();
-  const queue: string[] = [];
+  const seen = new Set<string>(resume?.seen);
+  const queue: string[] = [...(resume?.queue ?? [])];
   const enqueue = (url: string, reportOutOfScope: boolean): void => {
     let key: string;
     try {
@@ -204,18 +252,23 @@ export async function crawlSite(options: CrawlOptions): Promise<CrawlResult> {
     else queue.push(key);
   };
 
+  let started = resume?.started ?? 0;
+  /** Pages waiting for their second try, with why the first failed. */
+  const retried = new Map<string, string>(resume?.retried);
+  /** Page requests of this call, against `options.requestBudget`. */
+  let spent = 0;
+  const budget = options.requestBudget ?? Number.POSITIVE_INFINITY;
   try {
-    const listed = await readSitemaps(scope, robots, limits, request, readBody, result);
-    if (listed.length > 0) {
-      result.source = "sitemap";
-      for (const url of listed) enqueue(url, true);
-    } else {
-      enqueue(scope.start, true);
+    if (!resume) {
+      const listed = await readSitemaps(scope, robots, limits, request, readBody, result);
+      if (listed.length > 0) {
+        result.source = "sitemap";
+        for (const url of listed) enqueue(url, true);
+      } else {
+        enqueue(scope.start, true);
+      }
     }
 
-    let started = 0;
-    /** Pages waiting for their second try, with why the first failed. */
-    const retried = new Map<string, string>();
     let lastRequestAt = 0;
     const crawlOne = async (url: string): Promise<void> => {
       const validator = options.validators?.get(url);
@@ -271,6 +324,7 @@ export async function crawlSite(options: CrawlOptions): Promise<CrawlResult> {
             seen.add(targetKey);
           }
           current = target;
+          spent += 1;
           continue;
         }
         if (response.status === 304 && validator) {
@@ -304,7 +358,7 @@ export async function crawlSite(options: CrawlOptions): Promise<CrawlResult> {
     const worker = async (): Promise<void> => {
       for (;;) {
         if (result.stoppedBy) return;
-        const url = queue.shift();
+        const url = queue[0];
         if (url === undefined) {
           // Others may still add links: wait for them while any request is out.
           if (inFlight === 0) return;
@@ -313,10 +367,13 @@ export async function crawlSite(options: CrawlOptions): Promise<CrawlResult> {
         }
         if (started >= limits.maxPages) {
           result.stoppedBy = `--max-pages ${limits.maxPages}`;
-          queue.unshift(url);
           return;
         }
+        // This call's share is spent: the queue waits in the state for the next call.
+        if (spent >= budget) return;
+        queue.shift();
         started += 1;
+        spent += 1;
         if (delaySeconds > 0) {
           const wait = lastRequestAt + delaySeconds * 1000 - Date.now();
           if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
@@ -339,13 +396,25 @@ export async function crawlSite(options: CrawlOptions): Promise<CrawlResult> {
           return { url, reason: first ? `${first}; not tried again: the crawl stopped at ${result.stoppedBy}` : `not read: the crawl stopped at ${result.stoppedBy}` };
         }),
       );
+      queue.length = 0;
     }
   } catch (error) {
     if (!(error instanceof RunCapReached)) throw error;
     result.stoppedBy = `the ${formatBytes(limits.maxRunBytes)} run cap`;
   }
   result.pages.sort((a, b) => a.url.localeCompare(b.url));
-  return result;
+  // Copies: after the run cap, requests still out may go on touching the live ones.
+  const state: CrawlState = {
+    source: result.source,
+    robots: savedRobots,
+    queue: [...queue],
+    seen: [...seen],
+    started,
+    retried: [...retried],
+    requests: result.requests,
+    bytes: result.bytes,
+  };
+  return { ...result, state, done: result.stoppedBy !== undefined || queue.length === 0 };
 }
 
 /** The validators worth keeping: only the ones the server sent. */
@@ -363,11 +432,11 @@ type ReadBody = (response: Response, maxBytes: number, what: string) => Promise<
 const MAX_ROBOTS_BYTES = 512 * 1024;
 
 /**
- * The site's robots.txt. Missing (4xx) allows everything; unreachable (5xx,
- * network error) allows nothing, as RFC 9309 says, and the reason is reported.
+ * The site's robots.txt as it is kept between calls. Missing (4xx) allows
+ * everything; unreachable (5xx, network error) allows nothing, as RFC 9309
+ * says, with the reason.
  */
-async function readRobots(scope: CrawlScope, agent: string, request: Request, readBody: ReadBody, result: CrawlResult): Promise<Robots> {
-  const url = `${scope.origin}/robots.txt`;
+async function readRobots(url: string, request: Request, readBody: ReadBody): Promise<SavedRobots> {
   try {
     let response = await request(url);
     // robots.txt may redirect (http → https, www): up to five hops, as RFC 9309 allows.
@@ -380,23 +449,37 @@ async function readRobots(scope: CrawlScope, agent: string, request: Request, re
     }
     if (response.status >= 400 && response.status < 500) {
       await response.body?.cancel();
-      return ALLOW_ALL;
+      return "allow-all";
     }
     if (!response.ok) {
       await response.body?.cancel();
-      return disallowAll(url, `HTTP ${response.status}`, result);
+      return { unreadable: `HTTP ${response.status}` };
     }
     const text = new TextDecoder().decode(await readBody(response, MAX_ROBOTS_BYTES, "robots.txt"));
-    return parseRobots(text, agent);
+    return { text: robotsLines(text) };
   } catch (error) {
     if (error instanceof RunCapReached) throw error;
-    return disallowAll(url, error instanceof Error ? error.message : String(error), result);
+    return { unreadable: error instanceof Error ? error.message : String(error) };
   }
 }
 
-function disallowAll(url: string, why: string, result: CrawlResult): Robots {
-  result.skipped.push({ url, reason: `robots.txt could not be read (${why}); RFC 9309 says to crawl nothing until it can` });
-  return { allows: () => false, sitemaps: [] };
+/**
+ * Only the lines parseRobots reads (no comments, blanks or stray text), so the
+ * state stays small; dropping them changes no rule, since they never end a group.
+ */
+function robotsLines(text: string): string {
+  return text
+    .split(/\r\n|\r|\n/)
+    .map((line) => line.replace(/#.*$/, "").trim())
+    .filter((line) => line.indexOf(":") > 0)
+    .join("\n");
+}
+
+/** The rules of a kept robots.txt for our user agent. */
+function robotsRules(saved: SavedRobots, agent: string): Robots {
+  if (saved === "allow-all") return ALLOW_ALL;
+  if ("unreadable" in saved) return { allows: () => false, sitemaps: [] };
+  return parseRobots(saved.text, agent);
 }
 
 /** One sitemap's cap: sitemaps.org allows 50 MB uncompressed. */
@@ -407,7 +490,7 @@ const MAX_SITEMAP_BYTES = 50 * MB;
  * `sitemap.xml` in the start folder; sitemap indexes followed up to the cap,
  * gzip expanded. [] when the site has no readable sitemap.
  */
-async function readSitemaps(scope: CrawlScope, robots: Robots, limits: CrawlLimits, request: Request, readBody: ReadBody, result: CrawlResult): Promise<string[]> {
+async function readSitemaps(scope: CrawlScope, robots: Robots, limits: CrawlLimits, request: Request, readBody: ReadBody, result: Findings): Promise<string[]> {
   const declared = robots.sitemaps.map((url) => safeUrl(url, scope.origin)).filter((url): url is string => url !== undefined && new URL(url).origin === scope.origin);
   const toRead = declared.length > 0 ? declared : [`${scope.origin}${scope.prefix}sitemap.xml`];
   const pages: string[] = [];

@@ -1,17 +1,19 @@
 /**
  * A website into the corpus: crawl (crawl.ts), each page's article as
  * Markdown through the pipeline every reader shares (prepareDocument: site
- * markup cleaning, chunking, hashing), then syncDocuments, then the pages'
- * HTTP validators for the next run's conditional requests. Worker-safe: D1
- * and a `fetch` are all it needs.
+ * markup cleaning, chunking, hashing), staged as one run's generation
+ * (generations.ts) with their HTTP validators for the next run's conditional
+ * requests, then published at once. The CLI runs it in one piece; a
+ * source's Workflow (src/sources/refresh-workflow.ts) in many, one per step.
+ * Worker-safe: D1 and a `fetch` are all it needs.
  */
-import { planBatches, utf8Bytes, type StatementGroup } from "../../../../d1/batches.ts";
 import { prepareDocument, siteFor, PageError, type PreparedDocument, type Site } from "../../prepare-pages.ts";
 import { documentNameForUri } from "../../../names.ts";
-import { syncDocuments, type WriteProgress } from "../../write-corpus.ts";
-import type { SiteVersion } from "../../../versions.ts";
+import { newRunId, type WriteProgress } from "../../write-corpus.ts";
+import { abandonGeneration, beginGeneration, publishGeneration, stagePages, type StagedValidator } from "../../generations.ts";
+import { recordVersionStatements, refuseVersionConflicts, type SiteVersion } from "../../../versions.ts";
 import type { SyncReport } from "../../../../sync-report.ts";
-import { crawlSite, type CrawlLimits, type CrawlResult, type PageValidator, type SkippedUrl } from "./crawl.ts";
+import { crawlSite, type CrawlLimits, type CrawlResult, type CrawlState, type PageValidator, type SkippedUrl } from "./crawl.ts";
 import { inScope, pageKey, publicUrlFor, scopeOf } from "./scope.ts";
 
 /** What to crawl and how. */
@@ -51,17 +53,91 @@ export interface SiteIngestResult extends SyncReport {
   notes: { url: string; note: string }[];
 }
 
-/** The page links kept per page for the next run (a 304 has no body to read them from). */
-const MAX_LINKS_KEPT = 5000;
-
 /**
- * Crawls the site and makes the pages under its base URI match it. Throws a
- * plain Error, before anything is written, when no page could be read (with
- * the first reasons), or when the base URI is not a URL.
+ * Crawls the site and makes the pages under its base URI match it, as one
+ * run: begun, crawled in one piece, published (the Workflow does the same in
+ * many pieces). Throws a plain Error, with nothing published, when no page
+ * could be read (with the first reasons), or when the base URI is not a URL.
  */
 export async function ingestSite(db: D1Database, options: SiteIngestOptions): Promise<SiteIngestResult> {
+  const runId = newRunId();
+  const site = await beginSiteRun(db, runId, options);
+  try {
+    const piece = await crawlSitePiece(db, runId, options);
+    const report = await publishSiteRun(db, runId, options, piece.state);
+    return {
+      ...report,
+      site,
+      source: piece.state.source,
+      fetched: piece.state.fetched,
+      notModified: piece.state.notModified,
+      requests: piece.state.requests,
+      bytes: piece.state.bytes,
+      ...(piece.state.stoppedBy ? { stoppedBy: piece.state.stoppedBy } : {}),
+      skipped: piece.skipped,
+      notes: piece.notes,
+    };
+  } catch (error) {
+    await abandonGeneration(db, runId).catch(() => {});
+    throw error;
+  }
+}
+
+/** Where a site run stands between its pieces: plain JSON, small (a Workflow step's result is at most 1 MiB). */
+export interface SiteRunState {
+  /** The crawl's own state; absent before the first piece. */
+  crawl?: CrawlState;
+  done: boolean;
+  source: CrawlResult["source"];
+  fetched: number;
+  notModified: number;
+  skipped: number;
+  /** Of those, the pages the site failed to serve for now (a 5xx, or a request that failed twice): a sign the site is down. */
+  failed: number;
+  /** The first few skipped URLs with their reasons, for a run that read no page. */
+  firstSkipped: SkippedUrl[];
+  /** The first few failures, for a run that found the site failing. */
+  firstFailed: SkippedUrl[];
+  requests: number;
+  bytes: number;
+  stoppedBy?: string;
+}
+
+/** What one piece found, beside the state to carry on from. */
+export interface SitePiece {
+  state: SiteRunState;
+  skipped: SkippedUrl[];
+  notes: { url: string; note: string }[];
+}
+
+const FIRST_SKIPPED_KEPT = 5;
+
+/** The skip reasons that are the site's failure, not the page's: a server error, or a request that failed twice (crawl.ts words them). */
+const SITE_FAILURE = /^HTTP 5\d\d$|tried twice$/;
+
+/** The site a run writes, from its options (no request made). */
+export function siteOfRun(options: Pick<SiteIngestOptions, "start" | "baseUri" | "dataSource" | "version">): Site {
   const scope = scopeOf(options.start);
-  const site = siteFor(options.baseUri ?? `${scope.origin}${scope.prefix}`, options.dataSource, options.version);
+  return siteFor(options.baseUri ?? `${scope.origin}${scope.prefix}`, options.dataSource, options.version);
+}
+
+/** Starts run `runId` of the site: refused, before anything is written, when its base URI holds another version. */
+export async function beginSiteRun(db: D1Database, runId: string, options: SiteIngestOptions): Promise<Site> {
+  const site = siteOfRun(options);
+  await refuseVersionConflicts(db, site.baseUri, site.dataSource, site.version?.label ?? "");
+  await beginGeneration(db, runId, site.baseUri);
+  return site;
+}
+
+/**
+ * One piece of the run: crawls on from `previous` (the start when absent),
+ * at most `requestBudget` page requests (the whole site when absent), turns
+ * the pages read into documents and stages them with their validators. The
+ * pages are not seen by readers until publishSiteRun.
+ */
+export async function crawlSitePiece(db: D1Database, runId: string, options: SiteIngestOptions, previous?: SiteRunState, requestBudget?: number): Promise<SitePiece> {
+  const scope = scopeOf(options.start);
+  const site = siteOfRun(options);
   const publicUrl = publicUrlFor(scope, options.baseUri ? site.baseUri : undefined);
   const known = await loadValidators(db, site.baseUri);
   const crawl = await crawlSite({
@@ -75,19 +151,17 @@ export async function ingestSite(db: D1Database, options: SiteIngestOptions): Pr
     limits: options.limits,
     validators: new Map([...known].map(([url, row]) => [url, row.validator])),
     onProgress: options.onProgress,
+    ...(previous?.crawl ? { resume: previous.crawl } : {}),
+    ...(requestBudget !== undefined ? { requestBudget } : {}),
   });
-  if (crawl.pages.length === 0) {
-    const reasons = crawl.skipped.slice(0, 5).map((skip) => `${skip.url}: ${skip.reason}`);
-    throw new Error(`fetched no page from ${options.start}, nothing was written${reasons.length > 0 ? `:\n  ${reasons.join("\n  ")}` : ""}`);
-  }
 
-  options.onProgress?.(`read ${crawl.pages.length} pages in ${crawl.requests} requests; preparing them`);
+  if (crawl.pages.length > 0) options.onProgress?.(`read ${crawl.pages.length} pages in ${crawl.requests} requests; preparing them`);
   const skipped = [...crawl.skipped];
-  const notes: SiteIngestResult["notes"] = [];
+  const notes: SitePiece["notes"] = [];
   const documents: PreparedDocument[] = [];
   const keep: string[] = [];
   const urlOfName = new Map<string, string>();
-  const validators: { url: string; name: string; etag?: string; lastModified?: string; links: string[] }[] = [];
+  const validators: StagedValidator[] = [];
   for (const [index, crawled] of crawl.pages.entries()) {
     if (options.onProgress && crawl.pages.length > 100 && (index + 1) % 100 === 0) options.onProgress(`prepared ${index + 1}/${crawl.pages.length} pages`);
     if (crawled.status === "unchanged") {
@@ -131,34 +205,55 @@ export async function ingestSite(db: D1Database, options: SiteIngestOptions): Pr
     urlOfName.set(name, crawled.url);
     validators.push({ url: crawled.url, name, links: crawled.links, ...validatorsOf(crawled) });
   }
-
-  // A crawl cut short, or pages that failed for now, say nothing about what the site no longer has.
-  let pruneRefused: string | undefined;
-  if (options.prune && crawl.stoppedBy) pruneRefused = `the crawl stopped at ${crawl.stoppedBy}, so pages it did not reach were kept`;
+  // Pages that failed for now say nothing about what the site no longer has: they are kept.
   for (const skip of crawl.skipped) {
     const name = known.get(skip.url)?.name;
     if (name && !skip.gone) keep.push(name);
   }
-  options.onProgress?.(`writing ${documents.length} pages to D1 (${keep.length} unchanged kept)`);
-  const report = await syncDocuments(db, site, documents, {
-    prune: options.prune && !pruneRefused,
-    keep,
-    onProgress: options.onWriteProgress,
-  });
-  await saveValidators(db, site.baseUri, validators, report.removed);
-  return {
-    ...report,
-    site,
+  if (documents.length + keep.length > 0) options.onProgress?.(`staging ${documents.length} pages (${keep.length} unchanged kept)`);
+  await stagePages(db, runId, site.baseUri, documents, { keep, validators, onProgress: options.onWriteProgress });
+
+  const before = previous ?? { fetched: 0, notModified: 0, skipped: 0, failed: 0, firstSkipped: [], firstFailed: [] };
+  const failures = crawl.skipped.filter((skip) => SITE_FAILURE.test(skip.reason));
+  const state: SiteRunState = {
+    crawl: crawl.state,
+    done: crawl.done,
     source: crawl.source,
-    fetched: crawl.pages.filter((page) => page.status === "fetched").length,
-    notModified: crawl.pages.filter((page) => page.status === "unchanged").length,
+    fetched: before.fetched + crawl.pages.filter((page) => page.status === "fetched").length,
+    notModified: before.notModified + crawl.pages.filter((page) => page.status === "unchanged").length,
+    skipped: before.skipped + skipped.length,
+    failed: before.failed + failures.length,
+    firstFailed: [...before.firstFailed, ...failures].slice(0, FIRST_SKIPPED_KEPT),
+    firstSkipped: [...before.firstSkipped, ...skipped].slice(0, FIRST_SKIPPED_KEPT),
     requests: crawl.requests,
     bytes: crawl.bytes,
-    ...(crawl.stoppedBy ? { stoppedBy: crawl.stoppedBy } : {}),
-    ...(pruneRefused ? { pruneRefused } : {}),
-    skipped,
-    notes,
+    ...((crawl.stoppedBy ?? previous?.stoppedBy) ? { stoppedBy: crawl.stoppedBy ?? previous?.stoppedBy } : {}),
   };
+  return { state, skipped, notes };
+}
+
+/**
+ * Publishes a crawled run: every page it staged becomes visible at once,
+ * with `prune` the pages it no longer found are removed — unless the crawl
+ * was cut short, which says nothing about what the site no longer has.
+ * Throws a plain Error, publishing nothing, when the crawl read no page.
+ */
+export async function publishSiteRun(
+  db: D1Database,
+  runId: string,
+  options: SiteIngestOptions,
+  state: SiteRunState,
+  alongside: D1PreparedStatement[] = [],
+): Promise<SyncReport & { pruneRefused?: string }> {
+  if (state.fetched + state.notModified === 0) {
+    const reasons = state.firstSkipped.map((skip) => `${skip.url}: ${skip.reason}`);
+    throw new Error(`fetched no page from ${options.start}, nothing was written${reasons.length > 0 ? `:\n  ${reasons.join("\n  ")}` : ""}`);
+  }
+  const site = siteOfRun(options);
+  const pruneRefused = options.prune && state.stoppedBy ? `the crawl stopped at ${state.stoppedBy}, so pages it did not reach were kept` : undefined;
+  const version = site.version ? recordVersionStatements(db, site.baseUri, site.dataSource, site.version, new Date().toISOString()) : [];
+  const report = await publishGeneration(db, runId, { baseUri: site.baseUri, prune: options.prune && !pruneRefused, alongside: [...version, ...alongside] });
+  return { ...report, ...(pruneRefused ? { pruneRefused } : {}) };
 }
 
 function validatorsOf(page: { etag?: string; lastModified?: string }): { etag?: string; lastModified?: string } {
@@ -196,33 +291,4 @@ function parseLinks(json: string): string[] {
   } catch {
     return [];
   }
-}
-
-/** Replaces the base URI's validators with this run's, in batches within D1's limits; removed pages lose theirs. */
-async function saveValidators(
-  db: D1Database,
-  baseUri: string,
-  pages: readonly { url: string; name: string; etag?: string; lastModified?: string; links: string[] }[],
-  removed: readonly string[],
-): Promise<void> {
-  const groups: StatementGroup<D1PreparedStatement>[] = [];
-  for (const page of pages) {
-    const links = JSON.stringify(page.links.slice(0, MAX_LINKS_KEPT));
-    groups.push({
-      statements: [
-        db
-          .prepare(
-            `INSERT INTO site_pages (url, base_uri, document_name, etag, last_modified, links) VALUES (?1, ?2, ?3, ?4, ?5, ?6)
-             ON CONFLICT (url) DO UPDATE SET base_uri = excluded.base_uri, document_name = excluded.document_name,
-               etag = excluded.etag, last_modified = excluded.last_modified, links = excluded.links`,
-          )
-          .bind(page.url, baseUri, page.name, page.etag ?? null, page.lastModified ?? null, links),
-      ],
-      bytes: utf8Bytes(page.url + baseUri + page.name + (page.etag ?? "") + (page.lastModified ?? "") + links) + 50,
-    });
-  }
-  for (const name of removed) {
-    groups.push({ statements: [db.prepare("DELETE FROM site_pages WHERE document_name = ?1").bind(name)], bytes: utf8Bytes(name) });
-  }
-  for (const batch of planBatches(groups)) await db.batch(batch);
 }

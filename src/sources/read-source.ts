@@ -1,0 +1,81 @@
+// A source's stored options (the flags of `npm run ingest -- <kind>`) turned
+// into a reader's options, and the one-piece readers (archive, llms.txt):
+// shared by the refresh Workflow and `npm run sources -- refresh`.
+import { prepareSite, siteFor, type Site } from "../documents/ingest/prepare-pages.ts";
+import { stagePages } from "../documents/ingest/generations.ts";
+import { downloadArchive, readArchivePages } from "../documents/ingest/readers/archive.ts";
+import { READER_USER_AGENT } from "../documents/ingest/readers/fetch.ts";
+import { readLlmsPages } from "../documents/ingest/readers/llms-txt.ts";
+import type { CrawlLimits } from "../documents/ingest/readers/site/crawl.ts";
+import type { SiteIngestOptions } from "../documents/ingest/readers/site/ingest.ts";
+import type { SiteVersion } from "../documents/versions.ts";
+import type { Source } from "./sources.ts";
+
+/** The platform's fetch, called as the Workers runtime requires (a detached `fetch` throws "Illegal invocation"). */
+const platformFetch: typeof fetch = (input, init) => fetch(input, init);
+
+type StoredOptions = Record<string, string | string[] | boolean | undefined>;
+
+const text = (options: StoredOptions, key: string) => (typeof options[key] === "string" ? (options[key] as string) : undefined);
+const list = (options: StoredOptions, key: string) => (Array.isArray(options[key]) ? (options[key] as string[]) : []);
+
+/** The version a source's pages are ingested as (`--version`, `--current`), if any. */
+export function versionOf(source: Source): SiteVersion | undefined {
+  const options = source.options as StoredOptions;
+  const label = text(options, "version");
+  return label ? { label, current: options.current === true } : undefined;
+}
+
+/** Whether the source prunes: pages the source no longer has are removed. */
+export function prunes(source: Source): boolean {
+  return (source.options as StoredOptions).prune === true;
+}
+
+/** The site crawl a `site` source stands for. */
+export function siteIngestOptions(source: Source, fetcher: typeof fetch = platformFetch, userAgent = READER_USER_AGENT): SiteIngestOptions {
+  const options = source.options as StoredOptions;
+  const limits: Partial<CrawlLimits> = {};
+  if (text(options, "max-pages")) limits.maxPages = Number(text(options, "max-pages"));
+  if (text(options, "timeout")) limits.timeoutMs = Number(text(options, "timeout")) * 1000;
+  const version = versionOf(source);
+  return {
+    start: source.url,
+    baseUri: text(options, "base-uri"),
+    dataSource: text(options, "data-source"),
+    ...(version ? { version } : {}),
+    prune: prunes(source),
+    fetch: fetcher,
+    userAgent,
+    include: list(options, "include"),
+    exclude: list(options, "exclude"),
+    contentSelector: text(options, "content-selector"),
+    limits,
+  };
+}
+
+/** The site an archive or llms.txt source writes: --base-uri, else the URL's origin (llms) or the URL (archive). */
+export function siteOfSource(source: Source): Site {
+  const options = source.options as StoredOptions;
+  const fallback = source.kind === "llms" ? new URL(source.url).origin : source.url;
+  return siteFor(text(options, "base-uri") ?? fallback, text(options, "data-source"), versionOf(source));
+}
+
+/**
+ * Reads an archive or llms.txt source whole and stages its pages as run
+ * `runId` (one Workflow step: one download, or the llms.txt and its pages).
+ * Throws a plain Error, staging nothing, when it holds no page.
+ */
+export async function stageWholeSource(db: D1Database, runId: string, source: Source, fetcher: typeof fetch = platformFetch): Promise<{ skipped: number }> {
+  const options = source.options as StoredOptions;
+  const site = siteOfSource(source);
+  const read =
+    source.kind === "llms"
+      ? await readLlmsPages(source.url, { skipOptional: options["skip-optional"] === true, fetch: fetcher })
+      : await readArchivePages(await downloadArchive(source.url, { fetch: fetcher }), { path: text(options, "path") });
+  if (read.pages.length === 0) throw new Error(`${source.url} gave no page; nothing was written and the previous pages are still served`);
+  const { documents, skipped } = await prepareSite(read.pages, site);
+  if (documents.length === 0) throw new Error(`${source.url}: all ${read.pages.length} pages are empty after their front matter and site markup; nothing was written`);
+  await stagePages(db, runId, site.baseUri, documents);
+  const readSkipped = "skipped" in read && Array.isArray(read.skipped) ? read.skipped.length : 0;
+  return { skipped: skipped.length + readSkipped };
+}

@@ -1,0 +1,166 @@
+/**
+ * One refresh of one source, as a Cloudflare Workflow (issue 20): the cron
+ * (cron.ts) claims a due source and starts an instance; its steps read the
+ * source in pieces, stage the pages as the run's generation, and publish
+ * them at once (src/documents/ingest/generations.ts). Each step is retried
+ * with backoff and its result is persisted, so a run that loses its Worker
+ * (a deploy, an eviction) carries on from its last finished step.
+ *
+ * The limits the steps are sized for (developers.cloudflare.com/workflows/reference/limits,
+ * /workers/platform/limits, /d1/platform/limits):
+ * - subrequests: 50 per invocation on Workers Free (fetches and D1 queries
+ *   alike). A crawl step starts at most PAGE_REQUESTS_PER_STEP page requests
+ *   (the first also reads robots.txt and a few sitemaps) and writes in D1
+ *   batches of at most 50 statements, a handful per step;
+ * - a step's result: at most 1 MiB of JSON. A step returns the crawl's state
+ *   (the queue and the URLs seen: about 350 KB for a 2,000-page site) and
+ *   counts, never pages: pages go to D1 as they are read;
+ * - CPU: 30 s per step by default on Workers Paid. Turning 20 pages of HTML
+ *   into Markdown takes well under that (measured locally; the closing note
+ *   of issue 20 has the figures). Workers Free allows 10 ms per step, which
+ *   no HTML reader fits: refresh needs Workers Paid;
+ * - steps: 1,024 per instance (Free) / 10,000 (Paid). A 2,000-page site
+ *   (the crawl's default --max-pages) takes about 100 crawl steps;
+ * - D1: 100 bound parameters and 100 KB per statement, 30 s per query. The
+ *   staging batches are planned within them (src/d1/limits.ts) and the
+ *   publishing transaction copies at most 5,000 chunks per statement.
+ */
+import { WorkflowEntrypoint, type WorkflowEvent, type WorkflowStep, type WorkflowStepConfig } from "cloudflare:workers";
+import { AbandonedRunError, abandonGeneration, beginGeneration, publishGeneration, publishedCounts } from "../documents/ingest/generations.ts";
+import { beginSiteRun, crawlSitePiece, publishSiteRun, type SiteRunState } from "../documents/ingest/readers/site/ingest.ts";
+import { recordVersionStatements } from "../documents/versions.ts";
+import { prunes, siteIngestOptions, siteOfSource, stageWholeSource, versionOf } from "./read-source.ts";
+import { claimSource, finishRun, getSource, type RunCounts, type Source } from "./sources.ts";
+
+/** What the cron passes an instance. */
+export interface RefreshParams {
+  source: string;
+}
+
+/** Page requests one crawl step may start: with robots.txt, sitemaps and D1 batches, within 50 subrequests. */
+export const PAGE_REQUESTS_PER_STEP = 20;
+
+/**
+ * A site whose failures pass this share of the pages asked for is taken as
+ * down: the run fails and the previous pages stay served, rather than a run
+ * that kept old text for half the site being reported a success.
+ */
+export const FAILING_SITE_SHARE = 0.1;
+
+/** Every step: retried three times, 10 s, 20 s, 40 s apart; a step stuck for 10 minutes is retried too. */
+const STEP: WorkflowStepConfig = { retries: { limit: 3, delay: "10 seconds", backoff: "exponential" }, timeout: "10 minutes" };
+
+/** Recording the outcome must outlast a short D1 outage. */
+const RECORD_STEP: WorkflowStepConfig = { retries: { limit: 5, delay: "5 seconds", backoff: "exponential" }, timeout: "1 minute" };
+
+export class SourceRefresh extends WorkflowEntrypoint<Env, RefreshParams> {
+  override async run(event: Readonly<WorkflowEvent<RefreshParams>>, step: WorkflowStep): Promise<RunCounts> {
+    const runId = event.instanceId;
+    const name = event.payload.source;
+    const db = this.env.DB;
+    try {
+      const source = unwrap(await step.do("begin", STEP, () => settle(() => beginRun(db, name, runId))));
+      let skipped = 0;
+      if (source.kind === "site") {
+        const options = siteIngestOptions(source);
+        let state: SiteRunState | undefined;
+        for (let piece = 1; !state?.done; piece += 1) {
+          const previous = state;
+          state = unwrap(
+            await step.do(`crawl ${piece}`, STEP, () => settle(async () => (await crawlSitePiece(db, runId, options, previous, PAGE_REQUESTS_PER_STEP)).state)),
+          );
+        }
+        const crawled = state;
+        refuseFailingSite(crawled);
+        skipped = crawled.skipped;
+        unwrap(await step.do("publish", STEP, () => settle(() => publishSiteRun(db, runId, options, crawled).then(() => true))));
+      } else {
+        // An archive is one download and an llms.txt one file and its pages: read whole in one step.
+        skipped = unwrap(await step.do("read", STEP, () => settle(() => stageWholeSource(db, runId, source)))).skipped;
+        unwrap(await step.do("publish", STEP, () => settle(() => publishWholeSource(db, runId, source))));
+      }
+      return await step.do("record success", RECORD_STEP, async () => {
+        const published = await publishedCounts(db, runId);
+        const counts = { added: 0, updated: 0, unchanged: 0, removed: 0, ...published, skipped };
+        await finishRun(db, name, runId, { outcome: "succeeded", counts }, Date.now());
+        return counts;
+      });
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
+      await step.do("record failure", RECORD_STEP, async () => {
+        await abandonGeneration(db, runId);
+        await finishRun(db, name, runId, { outcome: "failed", error: message }, Date.now());
+        return true;
+      });
+      // Handled (recorded): the instance ends errored with the same words the source shows.
+      throw new Error(message);
+    }
+  }
+}
+
+/**
+ * The run's first step: the source must be claimed by this run (the cron
+ * claims it before starting the instance; a run started by hand claims it
+ * here) and its generation begun. A source gone or held by another run is
+ * not retried.
+ */
+async function beginRun(db: D1Database, name: string, runId: string): Promise<Source> {
+  const source = await getSource(db, name);
+  if (!source) throw new Error(`no source named "${name}"; it was removed before its run began`);
+  if (source.runId !== runId && !(await claimSource(db, name, runId, Date.now()))) {
+    throw new Error(`source "${name}" is being refreshed by run ${source.runId}`);
+  }
+  if (source.kind === "site") await beginSiteRun(db, runId, siteIngestOptions(source));
+  else await beginGeneration(db, runId, siteOfSource(source).baseUri);
+  return { ...source, runId };
+}
+
+/** Publishes an archive or llms.txt run, its version recorded in the same transaction. */
+async function publishWholeSource(db: D1Database, runId: string, source: Source): Promise<true> {
+  const site = siteOfSource(source);
+  const version = versionOf(source);
+  await publishGeneration(db, runId, {
+    baseUri: site.baseUri,
+    prune: prunes(source),
+    alongside: version ? recordVersionStatements(db, site.baseUri, site.dataSource, version, new Date().toISOString()) : [],
+  });
+  return true;
+}
+
+/** What a lost connection, an overloaded database or a timeout says: worth a step's retry. */
+const TRANSIENT = /fetch failed|network connection lost|other side closed|ECONNRESET|socket hang up|overloaded|timed out|timeout|internal error|try again/i;
+
+/** A step's result: what it made, or why the run cannot go on. */
+type Settled<T> = { ok: T } | { failed: string };
+
+/**
+ * Runs a step's work so that only a transient failure is retried (thrown to
+ * the engine): a run that read no page, a version conflict or an abandoned
+ * run fails the same way every time, so it is returned and the run ends at
+ * once with its reason. (A NonRetryableError would end the instance before
+ * the run could record why.)
+ */
+async function settle<T>(work: () => Promise<T>): Promise<Settled<T>> {
+  try {
+    return { ok: await work() };
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    if (TRANSIENT.test(message) && !(error instanceof AbandonedRunError)) throw error;
+    return { failed: message };
+  }
+}
+
+function unwrap<T>(settled: Settled<T>): T {
+  if ("failed" in settled) throw new Error(settled.failed);
+  return settled.ok;
+}
+
+/** Fails a run that found the site failing (FAILING_SITE_SHARE), naming the first failures. */
+function refuseFailingSite(state: SiteRunState): void {
+  const asked = state.fetched + state.notModified + state.failed;
+  if (state.failed === 0 || state.failed <= FAILING_SITE_SHARE * asked) return;
+  const first = state.firstFailed.map((skip) => `${skip.url}: ${skip.reason}`).join("; ");
+  throw new Error(
+    `the site failed to serve ${state.failed} of the ${asked} pages asked for (${first}); nothing was published and the previous pages are still served; the next run tries again`,
+  );
+}

@@ -1,0 +1,148 @@
+// The refresh Workflow's steps inside workerd, against real D1 and the real
+// local Workflows engine: the cron claims a due source and starts an
+// instance, the instance crawls in pieces, publishes at once and records the
+// run; a site failing half way leaves the previous pages served. The site is
+// a fetch function answering real Responses (a Worker cannot open a server).
+import { env, introspectWorkflow } from "cloudflare:test";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { refreshDueSources } from "../../src/sources/cron.ts";
+import { addSource, getSource } from "../../src/sources/sources.ts";
+import { PAGE_REQUESTS_PER_STEP } from "../../src/sources/refresh-workflow.ts";
+import { searchDocuments } from "../../src/documents/search/search-documents.ts";
+
+const ORIGIN = "https://refresh.test";
+const html = (title: string, body: string) => `<html><head><title>${title}</title></head><body><main><h1>${title}</h1>${body}</main></body></html>`;
+
+/** A site of `count` linked pages whose text says `word`; pages listed in `failing` answer 500. */
+function serveSite(count: number, word: string, failing: (i: number) => boolean = () => false) {
+  const links = Array.from({ length: count }, (_, i) => `<a href="/docs/p${i}.html">P${i}</a>`).join(" ");
+  return vi.spyOn(globalThis, "fetch").mockImplementation(async (input: RequestInfo | URL) => {
+    const url = new URL(input instanceof Request ? input.url : String(input));
+    if (url.origin !== ORIGIN) throw new TypeError(`fetch failed: ${url.origin} is not the test site`);
+    if (url.pathname === "/robots.txt") return new Response("", { status: 404 });
+    if (url.pathname === "/docs/") return new Response(html("Index", `<p>Index of the ${word} docs.</p>${links}`), { headers: { "content-type": "text/html" } });
+    const page = /^\/docs\/p(\d+)\.html$/.exec(url.pathname);
+    if (!page || Number(page[1]) >= count) return new Response("gone", { status: 404 });
+    if (failing(Number(page[1]))) return new Response("down", { status: 500 });
+    return new Response(html(`Page ${page[1]}`, `<p>Refreshword${word} text of page ${page[1]}.</p>`), { headers: { "content-type": "text/html" } });
+  });
+}
+
+/** Fires the cron, waits for the one instance it started, and returns how it ended. */
+async function refreshOnce(status: "complete" | "errored") {
+  const introspector = await introspectWorkflow(env.SOURCE_REFRESH);
+  try {
+    await introspector.modifyAll(async (m) => {
+      await m.disableRetryDelays();
+    });
+    const report = await refreshDueSources(env.DB, env.SOURCE_REFRESH, Date.now());
+    expect(report.started).toEqual(["demo"]);
+    const [instance] = await introspector.get();
+    await instance!.waitForStatus(status);
+    return status === "complete" ? await instance!.getOutput() : await instance!.getError();
+  } finally {
+    await introspector.dispose();
+  }
+}
+
+const makeDue = () => env.DB.prepare("UPDATE sources SET next_due = 0 WHERE name = 'demo'").run();
+
+// The tests of a file share one database: each starts from no source and no page of the test site.
+beforeEach(async () => {
+  await env.DB.batch([
+    env.DB.prepare("DELETE FROM sources"),
+    env.DB.prepare("DELETE FROM generations"),
+    env.DB.prepare("DELETE FROM site_pages"),
+    env.DB.prepare("DELETE FROM chunks WHERE document_name LIKE 'documents/refresh.test/%'"),
+    env.DB.prepare("DELETE FROM documents WHERE base_uri LIKE 'https://refresh.test%'"),
+  ]);
+});
+
+afterEach(() => {
+  vi.restoreAllMocks();
+});
+
+describe("the refresh Workflow", () => {
+  it("crawls in pieces, publishes the site at once, records the run, and the next run sees exactly the change", async () => {
+    await addSource(env.DB, { name: "demo", kind: "site", url: `${ORIGIN}/docs/`, options: { prune: true }, every: 3600 }, Date.now());
+    const pages = PAGE_REQUESTS_PER_STEP * 2 + 5;
+    const fetch = serveSite(pages, "one");
+    const output = await refreshOnce("complete");
+    // The index and its pages, read in three crawl steps.
+    expect(output).toEqual({ added: pages + 1, updated: 0, unchanged: 0, removed: 0, skipped: 0 });
+    expect(fetch.mock.calls.filter(([input]) => String(input).endsWith("/robots.txt"))).toHaveLength(1);
+    const first = await getSource(env.DB, "demo");
+    expect(first).toMatchObject({ runId: null, lastRun: { outcome: "succeeded", added: pages + 1, error: null } });
+    expect(first!.nextDue).toBeGreaterThan(Date.now() + 3500_000);
+    expect((await searchDocuments(env.DB, { query: "Refreshwordone page 7" })).results[0]?.parent).toBe("documents/refresh.test/docs/p7.html");
+
+    // The site changes: one page fewer, every text new.
+    fetch.mockRestore();
+    serveSite(pages - 1, "two");
+    await makeDue();
+    expect(await refreshOnce("complete")).toEqual({ added: 0, updated: pages, unchanged: 0, removed: 1, skipped: 0 });
+    expect((await searchDocuments(env.DB, { query: "Refreshwordone" })).results).toEqual([]);
+    expect((await searchDocuments(env.DB, { query: "Refreshwordtwo page 7" })).results[0]?.parent).toBe("documents/refresh.test/docs/p7.html");
+  });
+
+  it("a site answering 500s half way fails the run with the reason and leaves the previous pages served; the next run succeeds", async () => {
+    await addSource(env.DB, { name: "demo", kind: "site", url: `${ORIGIN}/docs/`, options: { prune: true }, every: 3600 }, Date.now());
+    serveSite(30, "one");
+    await refreshOnce("complete");
+    vi.restoreAllMocks();
+    serveSite(30, "two", (i) => i >= 15);
+    await makeDue();
+    const error = (await refreshOnce("errored")) as { message: string };
+    expect(error.message).toMatch(/the site failed to serve 15 of the 31 pages/);
+    const failed = await getSource(env.DB, "demo");
+    expect(failed).toMatchObject({ runId: null, lastRun: { outcome: "failed" } });
+    expect(failed!.lastRun!.error).toMatch(/HTTP 500.*nothing was published and the previous pages are still served/);
+    // Not one page of the failed run is seen: the first run's pages are served whole.
+    expect((await searchDocuments(env.DB, { query: "Refreshwordtwo" })).results).toEqual([]);
+    expect((await searchDocuments(env.DB, { query: "Refreshwordone page 3" })).results[0]?.parent).toBe("documents/refresh.test/docs/p3.html");
+    const staged = await env.DB.prepare("SELECT (SELECT count(*) FROM staged_documents) + (SELECT count(*) FROM staged_chunks) AS n").first<{ n: number }>();
+    expect(staged?.n).toBe(0);
+
+    vi.restoreAllMocks();
+    serveSite(30, "two");
+    await makeDue();
+    expect(await refreshOnce("complete")).toMatchObject({ updated: 31, removed: 0 });
+    expect(await getSource(env.DB, "demo")).toMatchObject({ lastRun: { outcome: "succeeded", error: null } });
+  });
+
+  it("a run that reads no page fails at once, saying why, and publishes nothing", async () => {
+    await addSource(env.DB, { name: "demo", kind: "site", url: `${ORIGIN}/docs/`, options: { prune: true }, every: 3600 }, Date.now());
+    vi.spyOn(globalThis, "fetch").mockImplementation(async () => new Response("forbidden", { status: 403 }));
+    const error = (await refreshOnce("errored")) as { message: string };
+    expect(error.message).toMatch(/fetched no page from https:\/\/refresh.test\/docs\/, nothing was written/);
+    expect(await getSource(env.DB, "demo")).toMatchObject({ runId: null, lastRun: { outcome: "failed", error: expect.stringMatching(/HTTP 403/) } });
+  });
+
+  it("never starts a second run of a source whose run is still going", async () => {
+    await addSource(env.DB, { name: "demo", kind: "site", url: `${ORIGIN}/docs/`, options: {}, every: 3600 }, Date.now());
+    await env.DB.prepare("UPDATE sources SET run_id = 'run-elsewhere', outcome = 'running', start_time = ?1 WHERE name = 'demo'").bind(Date.now()).run();
+    await env.DB.prepare("INSERT INTO generations (id, base_uri, state, started_time, touched_time) VALUES ('run-elsewhere', ?1, 'writing', ?2, ?2)")
+      .bind(`${ORIGIN}/docs`, new Date().toISOString())
+      .run();
+    const report = await refreshDueSources(env.DB, env.SOURCE_REFRESH, Date.now());
+    expect(report).toEqual({ started: [], released: [] });
+  });
+
+  it("releases a source whose run is lost (no instance, silent for an hour) and starts a new one", async () => {
+    await addSource(env.DB, { name: "demo", kind: "site", url: `${ORIGIN}/docs/`, options: {}, every: 3600 }, Date.now());
+    const longAgo = Date.now() - 2 * 3600_000;
+    await env.DB.prepare("UPDATE sources SET run_id = 'cli-lost', outcome = 'running', start_time = ?1, next_due = 0 WHERE name = 'demo'").bind(longAgo).run();
+    serveSite(3, "one");
+    const introspector = await introspectWorkflow(env.SOURCE_REFRESH);
+    try {
+      const report = await refreshDueSources(env.DB, env.SOURCE_REFRESH, Date.now());
+      expect(report.released).toEqual([{ name: "demo", why: expect.stringMatching(/stopped without finishing/) }]);
+      expect(report.started).toEqual(["demo"]);
+      const [instance] = await introspector.get();
+      await instance!.waitForStatus("complete");
+    } finally {
+      await introspector.dispose();
+    }
+    expect(await getSource(env.DB, "demo")).toMatchObject({ runId: null, lastRun: { outcome: "succeeded", added: 4 } });
+  });
+});
