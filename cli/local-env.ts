@@ -42,13 +42,22 @@ function workerdEndsWithUs(): void {
 
 /**
  * Opens the local bindings, runs `work`, and always releases them. The CLI
- * needs only D1 and KV, so the Durable Objects are left out of the proxy's
- * configuration: it would otherwise warn that it cannot run them. So are
- * Workers AI and Vectorize, which have no local emulation (--remote has them).
+ * needs only D1 and KV, so the Durable Objects and the refresh Workflow are
+ * left out of the proxy's configuration: it would otherwise warn that it
+ * cannot run them. So are Workers AI and Vectorize, which have no local
+ * emulation (--remote has them).
  */
 export async function withLocalEnv<T>(stateDir: string, work: (env: Env) => Promise<T>): Promise<T> {
   workerdEndsWithUs();
-  const withoutDurableObjects = (config: RawConfig): RawConfig => ({ ...config, durable_objects: undefined, migrations: undefined, ai: undefined, vectorize: undefined });
+  const withoutDurableObjects = (config: RawConfig): RawConfig => ({
+    ...config,
+    durable_objects: undefined,
+    migrations: undefined,
+    workflows: undefined,
+    triggers: undefined,
+    ai: undefined,
+    vectorize: undefined,
+  });
   return withDerivedConfig("local-cli", withoutDurableObjects, async (configPath) => {
     const proxy = await getPlatformProxy<Env>({ configPath, persist: { path: join(resolve(stateDir), "v3") }, remoteBindings: false, envFiles: [] });
     try {

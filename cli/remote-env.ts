@@ -40,6 +40,9 @@ export async function withRemoteEnv<T>(work: (env: Env) => Promise<T>): Promise<
   // Remote bindings are switched on per binding in the configuration.
   const remote = (config: RawConfig): RawConfig => ({
     ...config,
+    // The CLI reads and writes data; the Workflow runs only in the deployed Worker.
+    workflows: undefined,
+    triggers: undefined,
     d1_databases: (config.d1_databases ?? []).map((database) => ({ ...database, remote: true })),
     kv_namespaces: (config.kv_namespaces ?? []).map((namespace) => ({ ...namespace, remote: true })),
     // Hybrid retrieval's bindings, when wrangler.toml declares them (they exist only remotely anyway).

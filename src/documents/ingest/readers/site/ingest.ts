@@ -165,11 +165,13 @@ export async function crawlSitePiece(db: D1Database, runId: string, options: Sit
   for (const [index, crawled] of crawl.pages.entries()) {
     if (options.onProgress && crawl.pages.length > 100 && (index + 1) % 100 === 0) options.onProgress(`prepared ${index + 1}/${crawl.pages.length} pages`);
     if (crawled.status === "unchanged") {
-      const name = known.get(crawled.url)?.name;
-      if (!name) continue;
-      keep.push(name);
-      urlOfName.set(name, crawled.url);
-      validators.push({ url: crawled.url, name, links: crawled.links, ...validatorsOf(crawled) });
+      const previous = known.get(crawled.url);
+      if (!previous) continue;
+      keep.push(previous.name);
+      urlOfName.set(previous.name, crawled.url);
+      // A 304 that sent the validators already kept writes nothing: an unchanged site costs one manifest row a page.
+      const same = (crawled.etag ?? previous.validator.etag) === previous.validator.etag && (crawled.lastModified ?? previous.validator.lastModified) === previous.validator.lastModified;
+      if (!same) validators.push({ url: crawled.url, name: previous.name, links: crawled.links, ...validatorsOf(crawled) });
       continue;
     }
     const { page } = crawled;
