@@ -67,7 +67,9 @@ export class SourceRefresh extends WorkflowEntrypoint<Env, RefreshParams> {
         for (let piece = 1; !state?.done; piece += 1) {
           const previous = state;
           state = unwrap(
-            await step.do(`crawl ${piece}`, STEP, () => settle(async () => (await crawlSitePiece(db, runId, options, previous, PAGE_REQUESTS_PER_STEP)).state)),
+            await step.do(`crawl ${piece}`, STEP, () =>
+              settle(async () => withinStepResult((await crawlSitePiece(db, runId, options, previous, PAGE_REQUESTS_PER_STEP)).state)),
+            ),
           );
         }
         const crawled = state;
@@ -113,6 +115,23 @@ async function beginRun(db: D1Database, name: string, runId: string): Promise<So
   if (source.kind === "site") await beginSiteRun(db, runId, siteIngestOptions(source));
   else await beginGeneration(db, runId, siteOfSource(source).baseUri);
   return { ...source, runId };
+}
+
+/** The most JSON a crawl step returns: under the 1 MiB a Workflow persists per step, with room to spare. */
+export const MAX_STEP_RESULT_BYTES = 900_000;
+
+/**
+ * The crawl's state, refused in words when it would outgrow a step's result
+ * (a sitemap listing tens of thousands of URLs): the engine's own error
+ * would say nothing a deployer can act on.
+ */
+function withinStepResult(state: SiteRunState): SiteRunState {
+  const bytes = new TextEncoder().encode(JSON.stringify(state)).byteLength;
+  if (bytes <= MAX_STEP_RESULT_BYTES) return state;
+  throw new Error(
+    `the crawl's list of URLs (${Math.round(bytes / 1024)} KB) outgrew what a Workflow step may return (1 MiB); ` +
+      "nothing was published; narrow the source with --include, --exclude or --max-pages (npm run sources -- remove, then add it again)",
+  );
 }
 
 /** Publishes an archive or llms.txt run, its version recorded in the same transaction. */

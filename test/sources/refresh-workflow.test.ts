@@ -118,6 +118,20 @@ describe("the refresh Workflow", () => {
     expect(await getSource(env.DB, "demo")).toMatchObject({ runId: null, lastRun: { outcome: "failed", error: expect.stringMatching(/HTTP 403/) } });
   });
 
+  it("a sitemap too long for a step's result fails the run saying how to narrow the source", async () => {
+    await addSource(env.DB, { name: "demo", kind: "site", url: `${ORIGIN}/docs/`, options: {}, every: 3600 }, Date.now());
+    const listed = Array.from({ length: 12_000 }, (_, i) => `<url><loc>${ORIGIN}/docs/a-rather-long-path-name-for-page-number-${i}.html</loc></url>`);
+    vi.spyOn(globalThis, "fetch").mockImplementation(async (input: RequestInfo | URL) => {
+      const url = new URL(input instanceof Request ? input.url : String(input));
+      if (url.pathname === "/docs/sitemap.xml") return new Response(`<urlset>${listed.join("")}</urlset>`, { headers: { "content-type": "application/xml" } });
+      if (url.pathname === "/robots.txt") return new Response("", { status: 404 });
+      return new Response(html("A page", "<p>Text.</p>"), { headers: { "content-type": "text/html" } });
+    });
+    const error = (await refreshOnce("errored")) as { message: string };
+    expect(error.message).toMatch(/outgrew what a Workflow step may return \(1 MiB\).*--include, --exclude or --max-pages/);
+    expect(await getSource(env.DB, "demo")).toMatchObject({ runId: null, lastRun: { outcome: "failed" } });
+  });
+
   it("never starts a second run of a source whose run is still going", async () => {
     await addSource(env.DB, { name: "demo", kind: "site", url: `${ORIGIN}/docs/`, options: {}, every: 3600 }, Date.now());
     await env.DB.prepare("UPDATE sources SET run_id = 'run-elsewhere', outcome = 'running', start_time = ?1 WHERE name = 'demo'").bind(Date.now()).run();
