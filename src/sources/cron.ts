@@ -31,6 +31,7 @@ export function refreshesAll(cron: string): boolean {
 /** A run still marked running after this long is taken as lost: the longest crawl the caps allow takes far less. */
 export const MAX_RUN_MS = 24 * 60 * 60 * 1000;
 
+/** One cron event: sweep, release lost runs, then claim and start a Workflow per due source (every idle one with `all`). */
 export async function refreshDueSources(
   db: D1Database,
   workflow: Workflow<RefreshParams>,

@@ -2,6 +2,7 @@
 // that keep them, and which of them are due. No transport imports here.
 import type { D1Reader } from "../d1/sessions.ts";
 import { AlmanacError } from "../errors.ts";
+import { abandonGeneration } from "../documents/ingest/generations.ts";
 
 /** The readers a source can name, as `npm run ingest -- <kind>`. */
 export const SOURCE_KINDS = ["site", "archive", "llms"] as const;
@@ -196,7 +197,7 @@ export async function finishRun(
 export async function releaseInterruptedRuns(db: D1Database, why: string, now: number): Promise<string[]> {
   const held = (await listSources(db)).filter((source) => source.runId !== null);
   for (const source of held) {
-    await db.prepare("UPDATE generations SET state = 'abandoned' WHERE id = ?1 AND state = 'writing'").bind(source.runId).run();
+    await abandonGeneration(db, source.runId!);
     await finishRun(db, source.name, source.runId!, { outcome: "failed", error: why }, now, now);
   }
   return held.map((source) => source.name);
