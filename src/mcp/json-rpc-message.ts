@@ -2,6 +2,7 @@ import type { MiddlewareHandler } from "hono";
 import { AlmanacError } from "../errors.ts";
 import { type JsonRpcId, RefusalError } from "../http/refusal.ts";
 import { type InspectedBody, inspectJsonRpcBody } from "./json-rpc.ts";
+import { concatBytes } from "../text/bytes.ts";
 
 declare module "hono" {
   interface ContextVariableMap {
@@ -71,11 +72,5 @@ async function readAtMost(request: Request, limit: number): Promise<string | nul
     }
     chunks.push(read.value);
   }
-  const bytes = new Uint8Array(size);
-  let offset = 0;
-  for (const chunk of chunks) {
-    bytes.set(chunk, offset);
-    offset += chunk.byteLength;
-  }
-  return new TextDecoder().decode(bytes);
+  return new TextDecoder().decode(concatBytes(chunks, size));
 }

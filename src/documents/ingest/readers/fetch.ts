@@ -1,5 +1,6 @@
 // How the readers ask for something over HTTP: who they say they are, how
 // long they wait, how much they take. fetch and Web Streams only.
+import { concatBytes } from "../../../text/bytes.ts";
 
 /** Almanac's version, as package.json and the MCP server info give it (a test holds them equal). */
 export const ALMANAC_VERSION = "0.1.0";
@@ -83,13 +84,7 @@ export async function readTextWithin(url: string, response: Response, maxBytes: 
   } finally {
     if (timer !== null) clearTimeout(timer);
   }
-  const bytes = new Uint8Array(total);
-  let at = 0;
-  for (const part of parts) {
-    bytes.set(part, at);
-    at += part.byteLength;
-  }
-  return new TextDecoder("utf-8", { fatal: false, ignoreBOM: true }).decode(bytes);
+  return new TextDecoder("utf-8", { fatal: false, ignoreBOM: true }).decode(concatBytes(parts, total));
 }
 
 /**

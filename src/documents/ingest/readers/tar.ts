@@ -4,6 +4,7 @@
 // library: the reader is small, and the checks that make hostile archives
 // safe (a header's declared size weighed against the budget before its body
 // is read, links never followed) belong inside its loop.
+import { concatBytes } from "../../../text/bytes.ts";
 
 const BLOCK = 512;
 
@@ -60,7 +61,7 @@ class ByteReader {
       have += take;
       this.consumed += take;
     }
-    return parts.length === 1 ? (parts[0] as Uint8Array) : concat(parts, length);
+    return parts.length === 1 ? (parts[0] as Uint8Array) : concatBytes(parts, length);
   }
 
   /** Consumes `length` bytes without keeping them. */
@@ -86,15 +87,6 @@ class ByteReader {
   }
 }
 
-function concat(parts: Uint8Array[], length: number): Uint8Array {
-  const out = new Uint8Array(length);
-  let at = 0;
-  for (const part of parts) {
-    out.set(part, at);
-    at += part.byteLength;
-  }
-  return out;
-}
 
 const latin1 = new TextDecoder("latin1");
 const utf8 = new TextDecoder("utf-8");

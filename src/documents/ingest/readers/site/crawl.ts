@@ -13,6 +13,7 @@ import { htmlToPage, type HtmlPage } from "./html.ts";
 import { ALLOW_ALL, parseRobots, type Robots } from "./robots.ts";
 import { globMatcher, inScope, pageKey, scopeOf, type CrawlScope } from "./scope.ts";
 import { parseSitemap } from "./sitemap.ts";
+import { concatBytes } from "../../../../text/bytes.ts";
 
 /** The caps of one crawl; each binds with a line in the report. */
 export interface CrawlLimits {
@@ -207,7 +208,7 @@ export async function crawlSite(options: CrawlOptions): Promise<CrawlResult> {
       reader.cancel().catch(() => {});
       throw error;
     }
-    return concat(parts, size);
+    return concatBytes(parts, size);
   };
 
   const robotsUrl = `${scope.origin}/robots.txt`;
@@ -553,17 +554,7 @@ async function decodeMaybeGzip(body: Uint8Array, maxBytes: number): Promise<stri
     }
     parts.push(value);
   }
-  return new TextDecoder().decode(concat(parts, size));
-}
-
-function concat(parts: readonly Uint8Array[], size: number): Uint8Array {
-  const out = new Uint8Array(size);
-  let offset = 0;
-  for (const part of parts) {
-    out.set(part, offset);
-    offset += part.byteLength;
-  }
-  return out;
+  return new TextDecoder().decode(concatBytes(parts, size));
 }
 
 /** `work`, or a TimeoutError when the signal fires first. */
