@@ -5,8 +5,8 @@
  * its instance is created, so two runs of one source never overlap, whatever
  * the number of cron events at once.
  */
-import { abandonGeneration, STALE_RUN_MS, sweepGenerations } from "../documents/ingest/generations.ts";
-import { claimSource, dueSources, finishRun, listSources, type Source } from "./sources.ts";
+import { generationOf, STALE_RUN_MS, sweepGenerations } from "../documents/ingest/generations.ts";
+import { claimSource, dueSources, finishRun, listSources, releaseRun, type Source } from "./sources.ts";
 import type { RefreshParams } from "./refresh-workflow.ts";
 
 /** What one cron event did, by source name. */
@@ -43,9 +43,7 @@ export async function refreshDueSources(
   for (const source of (await listSources(db)).filter((source) => source.runId !== null)) {
     const why = await whyRunIsOver(db, workflow, source, now);
     if (!why) continue;
-    await abandonGeneration(db, source.runId!);
-    // Due again at once: a lost run should not cost the source a whole interval.
-    await finishRun(db, source.name, source.runId!, { outcome: "failed", error: why }, now, now);
+    await releaseRun(db, source, why, now);
     report.released.push({ name: source.name, why });
   }
   const sources = await listSources(db);
@@ -89,8 +87,8 @@ async function whyRunIsOver(db: D1Database, workflow: Workflow<RefreshParams>, s
     return `the run took more than ${MAX_RUN_MS / 3_600_000} hours and was stopped; nothing of it was published`;
   }
   if (status) return null;
-  const generation = await db.prepare("SELECT state, touched_time FROM generations WHERE id = ?1").bind(runId).first<{ state: string; touched_time: string }>();
-  const lastSign = generation ? Date.parse(generation.touched_time) : started;
+  const generation = await generationOf(db, runId);
+  const lastSign = generation?.touchedTime ?? started;
   if (generation?.state !== "abandoned" && now - lastSign < STALE_RUN_MS) return null;
   return "the run stopped without finishing (its process or Workflow instance is gone); nothing of it was published";
 }

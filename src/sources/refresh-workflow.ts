@@ -28,8 +28,7 @@
 import { WorkflowEntrypoint, type WorkflowEvent, type WorkflowStep, type WorkflowStepConfig } from "cloudflare:workers";
 import { AbandonedRunError, abandonGeneration, beginGeneration, publishGeneration, publishedCounts } from "../documents/ingest/generations.ts";
 import { beginSiteRun, crawlSitePiece, publishSiteRun, type SiteRunState } from "../documents/ingest/readers/site/ingest.ts";
-import { recordVersionStatements } from "../documents/versions.ts";
-import { prunes, siteIngestOptions, siteOfSource, stageWholeSource, versionOf } from "./read-source.ts";
+import { prunes, siteIngestOptions, siteOfSource, stageWholeSource } from "./read-source.ts";
 import { claimSource, finishRun, getSource, type RunCounts, type Source } from "./sources.ts";
 
 /** What the cron passes an instance. */
@@ -137,12 +136,7 @@ function withinStepResult(state: SiteRunState): SiteRunState {
 /** Publishes an archive or llms.txt run, its version recorded in the same transaction. */
 async function publishWholeSource(db: D1Database, runId: string, source: Source): Promise<true> {
   const site = siteOfSource(source);
-  const version = versionOf(source);
-  await publishGeneration(db, runId, {
-    baseUri: site.baseUri,
-    prune: prunes(source),
-    alongside: version ? recordVersionStatements(db, site.baseUri, site.dataSource, version, new Date().toISOString()) : [],
-  });
+  await publishGeneration(db, runId, { baseUri: site.baseUri, site, prune: prunes(source) });
   return true;
 }
 

@@ -196,9 +196,17 @@ export async function finishRun(
  */
 export async function releaseInterruptedRuns(db: D1Database, why: string, now: number): Promise<string[]> {
   const held = (await listSources(db)).filter((source) => source.runId !== null);
-  for (const source of held) {
-    await abandonGeneration(db, source.runId!);
-    await finishRun(db, source.name, source.runId!, { outcome: "failed", error: why }, now, now);
-  }
+  for (const source of held) await releaseRun(db, source, why, now);
   return held.map((source) => source.name);
+}
+
+/**
+ * Ends the run holding `source` as failed with `why`: what it staged is
+ * abandoned (nothing of it is published), and the source is due again at
+ * once, since a lost run should not cost it a whole interval.
+ */
+export async function releaseRun(db: D1Database, source: Source, why: string, now: number): Promise<void> {
+  if (source.runId === null) return;
+  await abandonGeneration(db, source.runId);
+  await finishRun(db, source.name, source.runId, { outcome: "failed", error: why }, now, now);
 }

@@ -13,7 +13,8 @@ import { D1_BATCH_LIMITS, planBatches, utf8Bytes, type StatementGroup } from "..
 import { D1_LIMITS, rowsPerInsert } from "../../d1/limits.ts";
 import type { SyncReport } from "../../sync-report.ts";
 import { commonTermsMissing, refreshCommonTerms } from "../search/common-terms.ts";
-import type { PreparedDocument } from "./prepare-pages.ts";
+import { recordVersionStatements } from "../versions.ts";
+import type { PreparedDocument, Site } from "./prepare-pages.ts";
 
 /** A run that wrote nothing for this long is taken as dead: a live run stages a batch every few seconds, a Workflow step retries within minutes. */
 export const STALE_RUN_MS = 60 * 60 * 1000;
@@ -196,7 +197,9 @@ export interface PublishOptions {
   prune: boolean;
   /** With prune: only pages of this version label are candidates for removal (remove-version). */
   pruneVersion?: string;
-  /** Statements that land in the same transaction (a version's record). */
+  /** The Site the pages were prepared for: a versioned one's version is recorded (made current with `--current`) in the same transaction. */
+  site?: Site;
+  /** Other statements that land in the same transaction (a version forgotten). */
   alongside?: D1PreparedStatement[];
   now?: Date;
 }
@@ -276,6 +279,7 @@ export async function publishGeneration(db: D1Database, id: string, options: Pub
     db
       .prepare("DELETE FROM site_pages WHERE base_uri = ?1 AND NOT EXISTS (SELECT 1 FROM documents d WHERE d.name = site_pages.document_name)")
       .bind(options.baseUri),
+    ...(options.site?.version ? recordVersionStatements(db, options.baseUri, options.site.dataSource, options.site.version, now) : []),
     ...(options.alongside ?? []),
     db
       .prepare("UPDATE generations SET state = 'published', touched_time = ?2, added = ?3, updated = ?4, unchanged = ?5, removed = ?6 WHERE id = ?1")
@@ -330,8 +334,16 @@ export async function unchangedRun(
 
 /** Where run `id` stands, or null when it is unknown (never begun, or swept long ago). */
 export async function generationState(db: D1Database, id: string): Promise<"writing" | "published" | "abandoned" | null> {
-  const row = await db.prepare("SELECT state FROM generations WHERE id = ?1").bind(id).first<{ state: "writing" | "published" | "abandoned" }>();
-  return row?.state ?? null;
+  return (await generationOf(db, id))?.state ?? null;
+}
+
+/** Run `id`'s state and the time of its last write (epoch ms), or null when it is unknown. */
+export async function generationOf(db: D1Database, id: string): Promise<{ state: "writing" | "published" | "abandoned"; touchedTime: number } | null> {
+  const row = await db
+    .prepare("SELECT state, touched_time FROM generations WHERE id = ?1")
+    .bind(id)
+    .first<{ state: "writing" | "published" | "abandoned"; touched_time: string }>();
+  return row ? { state: row.state, touchedTime: Date.parse(row.touched_time) } : null;
 }
 
 /** What publishing run `id` did, read back from its row (for STALE_RUN_MS after it published); null when it did not publish. */

@@ -6,7 +6,7 @@
  */
 import type { PreparedDocument, Site } from "./prepare-pages.ts";
 import type { SyncReport } from "../../sync-report.ts";
-import { findVersion, forgetVersionStatements, recordVersionStatements, refuseVersionConflicts, type VersionInfo } from "../versions.ts";
+import { findVersion, forgetVersionStatements, refuseVersionConflicts, type VersionInfo } from "../versions.ts";
 import { commonTermsMissing, refreshCommonTerms } from "../search/common-terms.ts";
 import type { SemanticSearch } from "../../embeddings/semantic-search.ts";
 import { embedChunks, type EmbeddingReport } from "./embed-chunks.ts";
@@ -47,8 +47,7 @@ export async function syncDocuments(
   if (stray) throw new Error(`${stray.name} was prepared as version "${stray.version}" but is written as "${label}"; pass the Site the pages were prepared with to syncDocuments`);
   await withRetries(() => refuseVersionConflicts(db, baseUri, site?.dataSource ?? documents[0]?.dataSource ?? "", label));
   const now = options.now ?? new Date();
-  const alongside = site?.version ? recordVersionStatements(db, baseUri, site.dataSource, site.version, now.toISOString()) : [];
-  const report = await writeGeneration(db, baseUri, documents, { ...options, now, alongside });
+  const report = await writeGeneration(db, baseUri, documents, { ...options, now, site });
   if (!options.embeddings) return report;
   return { ...report, embedding: await embedChunks(db, options.embeddings, baseUri, documents, options.onEmbedProgress) };
 }
@@ -97,11 +96,12 @@ async function writeGeneration(
   documents: readonly PreparedDocument[],
   options: Pick<SyncOptions, "prune" | "now" | "onProgress" | "keep" | "validators" | "runId"> & {
     pruneVersion?: string;
+    site?: Site;
     alongside?: D1PreparedStatement[];
   },
 ): Promise<SyncReport> {
   // Nothing to publish beyond the pages (no validators, no version to record): an unchanged run writes nothing.
-  if (!options.validators?.length && !options.alongside?.length) {
+  if (!options.validators?.length && !options.alongside?.length && !options.site?.version) {
     const unchanged = await unchangedRun(db, baseUri, documents, options);
     if (unchanged) {
       // The first run after migration 0005 fills the copy of common terms' counts even when no page changed.
@@ -117,6 +117,7 @@ async function writeGeneration(
       baseUri,
       prune: options.prune,
       pruneVersion: options.pruneVersion,
+      site: options.site,
       alongside: options.alongside,
       now: options.now,
     });

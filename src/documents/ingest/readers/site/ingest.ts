@@ -11,28 +11,19 @@ import { prepareDocument, siteFor, PageError, type PreparedDocument, type Site }
 import { documentNameForUri } from "../../../names.ts";
 import { newRunId, type WriteProgress } from "../../write-corpus.ts";
 import { abandonGeneration, beginGeneration, publishGeneration, stagePages, type StagedValidator } from "../../generations.ts";
-import { recordVersionStatements, refuseVersionConflicts, type SiteVersion } from "../../../versions.ts";
+import { refuseVersionConflicts, type SiteVersion } from "../../../versions.ts";
 import type { SyncReport } from "../../../../sync-report.ts";
-import { crawlSite, type CrawlLimits, type CrawlResult, type CrawlState, type PageValidator, type SkippedUrl } from "./crawl.ts";
+import { crawlSite, type CrawlOptions, type CrawlResult, type CrawlState, type PageValidator, type SkippedUrl } from "./crawl.ts";
 import { inScope, pageKey, publicUrlFor, scopeOf } from "./scope.ts";
 
-/** What to crawl and how. */
-export interface SiteIngestOptions {
-  /** The start URL; its origin and folder are the crawl's scope. */
-  start: string;
+/** What to crawl and how: the crawl's own options (`start`'s origin and folder are its scope), and where its pages go. */
+export interface SiteIngestOptions extends Pick<CrawlOptions, "start" | "fetch" | "userAgent" | "include" | "exclude" | "contentSelector" | "limits" | "onProgress"> {
   /** The public URL the crawled folder is published at (`--base-uri`); the start folder itself when absent. */
   baseUri?: string;
   dataSource?: string;
   /** `--version` / `--current`: the crawled pages are this version of their data source (src/documents/versions.ts). */
   version?: SiteVersion;
   prune: boolean;
-  fetch: typeof fetch;
-  userAgent: string;
-  include?: readonly string[];
-  exclude?: readonly string[];
-  contentSelector?: string;
-  limits?: Partial<CrawlLimits>;
-  onProgress?: (line: string) => void;
   onWriteProgress?: (progress: WriteProgress) => void;
 }
 
@@ -245,7 +236,6 @@ export async function publishSiteRun(
   runId: string,
   options: SiteIngestOptions,
   state: SiteRunState,
-  alongside: D1PreparedStatement[] = [],
 ): Promise<SyncReport & { pruneRefused?: string }> {
   if (state.fetched + state.notModified === 0) {
     const reasons = state.firstSkipped.map((skip) => `${skip.url}: ${skip.reason}`);
@@ -253,8 +243,7 @@ export async function publishSiteRun(
   }
   const site = siteOfRun(options);
   const pruneRefused = options.prune && state.stoppedBy ? `the crawl stopped at ${state.stoppedBy}, so pages it did not reach were kept` : undefined;
-  const version = site.version ? recordVersionStatements(db, site.baseUri, site.dataSource, site.version, new Date().toISOString()) : [];
-  const report = await publishGeneration(db, runId, { baseUri: site.baseUri, prune: options.prune && !pruneRefused, alongside: [...version, ...alongside] });
+  const report = await publishGeneration(db, runId, { baseUri: site.baseUri, site, prune: options.prune && !pruneRefused });
   return { ...report, ...(pruneRefused ? { pruneRefused } : {}) };
 }
 
