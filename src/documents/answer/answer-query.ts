@@ -49,8 +49,6 @@ export interface AnsweringWeights {
   readonly newPageCoverage: number;
   readonly topPages: number;
   readonly topPageFloor: number;
-  readonly topPageChunks: number;
-  readonly redundancyBesideQuestion: boolean;
 }
 
 /** The weights the product answers with (frozen: a variant is a new object). */
@@ -101,21 +99,6 @@ export const DEFAULT_ANSWERING: AnsweringWeights = Object.freeze({
   topPages: 8,
   /** …when that sentence scores at least this share of the lead's: a page with nothing on the question adds nothing. */
   topPageFloor: 0.3,
-  /**
-   * The top page's next best chunks beyond the candidates also give
-   * sentences: search ranks the page better than it ranks the chunk that
-   * states the fact (the `dart info` page's first paragraph ranks 14th).
-   * 4 gained a fact or two on each tuning set; more, or the top 2–3 pages,
-   * no more (EVALUATION.md).
-   */
-  topPageChunks: 4,
-  /**
-   * A further sentence repeats what is chosen when it shares their words
-   * beside the question's own: "Ledger exports each report as CSV" shares
-   * the question's words with the lead and adds the fact. Counting them
-   * dropped such sentences (real-tune.json facts 0.667 → 0.690 without).
-   */
-  redundancyBesideQuestion: true,
 });
 
 /** Every weight an answer depends on: retrieval's ranking and sentence choice. Passed down from the caller, never read from module state. */
@@ -182,8 +165,7 @@ export async function answerWithSources(
   if (!hits.slice(0, GATE_CHUNKS).some((hit) => hit.coverage >= ANSWERABLE_COVERAGE)) return noAnswer;
   const shape = shapeOf(request.query);
   const cache = new Map<string, string>();
-  const pool = [...hits, ...topPageSiblings(ranked, hits, answering.topPageChunks)];
-  const sentences = pool.flatMap((hit) => sentencesOf(hit, { procedural: shape.procedural }, cache));
+  const sentences = hits.flatMap((hit) => sentencesOf(hit, { procedural: shape.procedural }, cache));
   scoreSentences(sentences, terms, hits, answering);
   const chosen = chooseSentences(sentences, shape, hits, terms, answering);
   if (chosen.length === 0) return noAnswer;
@@ -192,12 +174,6 @@ export async function answerWithSources(
   const sources = answer.references.map((parent) => toChunkHit((chosen.find((sentence) => sentence.hit.parent === parent) as Sentence).hit));
   if (sources.some((source) => source.document.version)) answer.referenceVersions = sources.map((source) => source.document.version ?? "");
   return { answer, sources };
-}
-
-/** The top page's best-ranked chunks that are not candidates already (see `topPageChunks`). */
-function topPageSiblings(ranked: readonly RankedCandidate[], hits: readonly RankedCandidate[], count: number): RankedCandidate[] {
-  const top = hits[0]?.parent;
-  return ranked.filter((hit) => hit.parent === top && !hits.includes(hit)).slice(0, count);
 }
 
 /**
@@ -332,11 +308,10 @@ function chooseSentences(
   const total = terms.reduce((sum, term) => sum + term.weight, 0) || 1;
   const uncovered = (sentence: Sentence) =>
     terms.reduce((sum, term) => (sentence.stems.has(term.stem) && !chosen.some((picked) => picked.stems.has(term.stem)) ? sum + term.weight : sum), 0) / total;
-  const asked = new Set(answering.redundancyBesideQuestion ? terms.map((term) => term.stem) : []);
   for (const candidate of candidates) {
     if (chosen.length >= answering.maxSentences || lengthOf(chosen) >= answering.maxChars) break;
     if (chosen.includes(candidate)) continue;
-    const redundancy = Math.max(0, ...chosen.map((picked) => overlap(without(picked.stems, asked), without(candidate.stems, asked))));
+    const redundancy = Math.max(0, ...chosen.map((picked) => overlap(picked.stems, candidate.stems)));
     if (candidate.score * (1 - 0.8 * redundancy) < answering.relativeFloor * best.score) continue;
     // The answer already says what the question asks about: another sentence on the same words is padding.
     const newPage = !chosen.some((picked) => picked.hit.parent === candidate.hit.parent);
@@ -346,11 +321,6 @@ function chooseSentences(
     add(candidate);
   }
   return chosen;
-}
-
-/** A sentence's words beside the question's. */
-function without(stems: ReadonlySet<string>, asked: ReadonlySet<string>): ReadonlySet<string> {
-  return asked.size === 0 ? stems : new Set([...stems].filter((stem) => !asked.has(stem)));
 }
 
 function overlap(a: ReadonlySet<string>, b: ReadonlySet<string>): number {

@@ -5,7 +5,7 @@
  * whether its page is about the topic as a whole, and whether it belongs to
  * the site the question names. The weights are ranking-weights.ts's.
  */
-import { IDENTIFIER, stem } from "./query-text.ts";
+import { IDENTIFIER, camelCaseParts, stem } from "./query-text.ts";
 import type { Candidate, TermStatistics } from "./candidates.ts";
 import type { RankingWeights } from "./ranking-weights.ts";
 
@@ -54,7 +54,7 @@ export function stemsOf(text: string, cache: Map<string, string>): Set<string> {
   const stems = new Set<string>();
   const lower = text.toLowerCase();
   for (const identifier of lower.match(IDENTIFIER) ?? []) stems.add(identifier);
-  for (const word of lower.match(/[\p{L}\p{N}]+/gu) ?? []) {
+  for (const word of withCamelParts(text, lower).match(/[\p{L}\p{N}]+/gu) ?? []) {
     let wordStem = cache.get(word);
     if (wordStem === undefined) {
       wordStem = stem(word);
@@ -63,6 +63,18 @@ export function stemsOf(text: string, cache: Map<string, string>): Set<string> {
     stems.add(wordStem);
   }
   return stems;
+}
+
+/**
+ * `lower`, followed by the parts of the text's camelCase identifiers, split
+ * as a query's are (camelCaseParts): a page's `outerLoop` covers a question's
+ * "outer loop", and `onListen` its "listens". The index keeps such an
+ * identifier as one word, so without this only the question's own
+ * spelling of it would count.
+ */
+function withCamelParts(text: string, lower: string): string {
+  if (!/[a-z0-9][A-Z]/.test(text)) return lower;
+  return `${lower}\n${camelCaseParts(text).join(" ")}`;
 }
 
 /** How to find a query's stems and identifiers in a text without stemming all of it (stemFinder). */
@@ -113,7 +125,8 @@ export function queryStemsIn(text: string, finder: StemFinder, cache: Map<string
   for (const identifier of finder.identifiers) if (hasIdentifier(lower, identifier)) found.add(identifier);
   if (!finder.words) return found;
   // stem() folds diacritics, so a word written "éxito" begins as its stem "exito" does only once folded too.
-  const words = /[^\x00-\x7f]/.test(lower) ? lower.normalize("NFD").replace(/\p{M}/gu, "") : lower;
+  const plain = withCamelParts(text, lower);
+  const words = /[^\x00-\x7f]/.test(plain) ? plain.normalize("NFD").replace(/\p{M}/gu, "") : plain;
   for (const [word] of words.matchAll(finder.words)) {
     let wordStem = cache.get(word);
     if (wordStem === undefined) {
