@@ -89,9 +89,25 @@ export function matchTerms(text: string): MatchTerm[] {
  * @example camelCaseParts("use jsonDecode here") // ["json decode"]
  */
 export function camelCaseParts(text: string): string[] {
-  const identifiers = text.match(/\b[a-z]+(?:[A-Z][a-z0-9]*)+\b|\b[A-Z][a-z0-9]+(?:[A-Z][a-z0-9]*)+\b/g) ?? [];
-  return identifiers.map((identifier) => identifier.replace(/([a-z0-9])([A-Z])/g, "$1 $2").toLowerCase());
+  const parts: string[] = [];
+  // Ranking splits every candidate chunk this way, so the text is scanned for the rare lower-to-upper joint first and only those words are matched whole.
+  let wordEnd = 0;
+  for (const joint of text.matchAll(CAMEL_JOINT)) {
+    if (joint.index < wordEnd) continue;
+    let start = joint.index;
+    while (start > 0 && WORD_CHARACTER.test(text[start - 1] as string)) start -= 1;
+    wordEnd = joint.index + 1;
+    while (wordEnd < text.length && WORD_CHARACTER.test(text[wordEnd] as string)) wordEnd += 1;
+    const word = text.slice(start, wordEnd);
+    if (CAMEL_CASE.test(word)) parts.push(word.replace(/([a-z0-9])([A-Z])/g, "$1 $2").toLowerCase());
+  }
+  return parts;
 }
+
+const CAMEL_JOINT = /[a-z0-9][A-Z]/g;
+/** What `\b` counts as a word character. */
+const WORD_CHARACTER = /\w/;
+const CAMEL_CASE = /^(?:[a-z]+(?:[A-Z][a-z0-9]*)+|[A-Z][a-z0-9]+(?:[A-Z][a-z0-9]*)+)$/;
 
 /**
  * The Porter stem of a word, as FTS5's `porter` tokenizer indexes it, so
