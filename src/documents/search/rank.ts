@@ -73,8 +73,8 @@ export function stemsOf(text: string, cache: Map<string, string>): Set<string> {
  * spelling of it would count.
  */
 function withCamelParts(text: string, lower: string): string {
-  if (!/[a-z0-9][A-Z]/.test(text)) return lower;
-  return `${lower}\n${camelCaseParts(text).join(" ")}`;
+  const parts = camelCaseParts(text);
+  return parts.length === 0 ? lower : `${lower}\n${parts.join(" ")}`;
 }
 
 /** How to find a query's stems and identifiers in a text without stemming all of it (stemFinder). */
