@@ -1,7 +1,7 @@
 // The pure parts of hybrid retrieval: fusion, configuration, Vectorize's filter, batching and deadlines.
 import { describe, expect, it } from "vitest";
 import { compileFilter } from "../../src/documents/search/filter.ts";
-import { RRF_K, reciprocalRankFusion } from "../../src/documents/search/fusion.ts";
+import { RRF_K, fuseAtEqualDepth, reciprocalRankFusion } from "../../src/documents/search/fusion.ts";
 import { readEmbeddingsConfig } from "../../src/embeddings/config.ts";
 import { EmbeddingError, embedInBatches, embeddedText, EMBEDDED_TEXT_CHARS, withDeadline, type Embedder } from "../../src/embeddings/embedder.ts";
 import { vectorizeFilter } from "../../src/embeddings/vectorize-index.ts";
@@ -16,6 +16,25 @@ describe("reciprocal rank fusion", () => {
 
   it("breaks ties by first appearance, the first list first, so the same inputs always give the same order", () => {
     expect(reciprocalRankFusion([["a", "b"], ["c", "d"]], (x) => x).map((entry) => entry.item)).toEqual(["a", "c", "b", "d"]);
+  });
+
+  it("fuses the lexical ranking's first places with the vectors, so a chunk deep in the lexical ranking does not outrank its first place", () => {
+    const lexical = Array.from({ length: 200 }, (_, rank) => `l${rank}`);
+    const fused = fuseAtEqualDepth(lexical, ["l150", "l1"], (x) => x, 50).map((entry) => entry.item);
+    // Over both whole lists, l150 would be second (1/211 + 1/61 against l0's 1/61).
+    expect(fused.slice(0, 3)).toEqual(["l1", "l0", "l150"]);
+    expect(fused.indexOf("l150")).toBeLessThan(fused.indexOf("l2"));
+  });
+
+  it("keeps every lexical item once, the deeper ones in their order after the fused ones", () => {
+    const lexical = Array.from({ length: 120 }, (_, rank) => `l${rank}`);
+    const fused = fuseAtEqualDepth(lexical, ["v0", "l90", "l3"], (x) => x, 50);
+    const items = fused.map((entry) => entry.item);
+    expect(new Set(items).size).toBe(items.length);
+    expect([...items].sort()).toEqual([...lexical, "v0"].sort());
+    expect(items.slice(-69)).toEqual(lexical.slice(50).filter((item) => item !== "l90"));
+    // Scores fall along the list, so a later sort keeps this order.
+    expect(fused.every((entry, index) => index === 0 || entry.score <= (fused[index - 1]?.score ?? Infinity))).toBe(true);
   });
 });
 

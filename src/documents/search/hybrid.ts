@@ -17,7 +17,7 @@ import { D1_LIMITS } from "../../d1/limits.ts";
 import { numbered } from "../../embeddings/d1-index.ts";
 import { toSummary } from "../document.ts";
 import type { Candidate, CandidateQuery } from "./candidates.ts";
-import { reciprocalRankFusion } from "./fusion.ts";
+import { fuseAtEqualDepth } from "./fusion.ts";
 import { rankCandidates, type RankedCandidate, type WeightedTerm } from "./rank.ts";
 import type { RankingWeights } from "./ranking-weights.ts";
 
@@ -91,7 +91,7 @@ export async function fuseWithVectors(db: D1Reader, semantic: SemanticSearch, em
   const vectorList = [...found]
     .sort((a, b) => (order.get(a.vectorId) ?? 0) - (order.get(b.vectorId) ?? 0))
     .flatMap(({ candidate }) => all.get(key(candidate)) ?? []);
-  const fused = reciprocalRankFusion([lexical.ranked, vectorList], key).map(({ item, score }) => ({ ...item, score }));
+  const fused = fuseAtEqualDepth(lexical.ranked, vectorList, key, VECTOR_CANDIDATES).map(({ item, score }) => ({ ...item, score }));
   return spreadOverPages(fused, lexical.ranking.samePage);
 }
 
