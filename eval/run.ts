@@ -94,15 +94,19 @@ function printReport(file: string, corpora: readonly EvalCorpus[], run: Evaluati
 function printHybrid(file: string, corpora: readonly EvalCorpus[], model: string, comparison: HybridComparison): void {
   console.log(`eval: ${file} over ${corpora.map((corpus) => corpus.baseUri).join(", ")}, lexical vs hybrid (${model}, reciprocal rank fusion)`);
   console.log("");
-  console.log("| questions | n | lexical R@5 | hybrid R@5 | lexical R@10 | hybrid R@10 | lexical MRR@10 | hybrid MRR@10 | lexical answered | hybrid answered | lexical refs hit | hybrid refs hit | lexical declined | hybrid declined |");
-  console.log("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
+  console.log(
+    "| questions | n | lexical R@5 | hybrid R@5 | lexical R@10 | hybrid R@10 | lexical MRR@10 | hybrid MRR@10 | lexical answered | hybrid answered | lexical refs hit | hybrid refs hit | lexical fact in answer | hybrid fact in answer | lexical declined | hybrid declined | lexical answers citing other site | hybrid answers citing other site |",
+  );
+  console.log("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
   const lexical = new Map(groupedFigures(comparison.lexical.almanac).map(({ group, figures }) => [group, figures]));
   for (const { group, figures } of groupedFigures(comparison.hybrid.almanac)) {
     const base = lexical.get(group) as Figures;
     const rank = (value: number) => (figures.questions === 0 ? "—" : fixed(value));
     const n = group === "unanswerable" ? comparison.hybrid.almanac.filter((outcome) => outcome.kind === "unanswerable").length : figures.questions;
+    const facts = (value: number | undefined) => (figures.factQuestions > 0 ? `${fixed(value)} (${figures.factQuestions})` : "—");
+    const count = (value: number | undefined) => (figures.questions === 0 || value === undefined ? "—" : `${value} of ${figures.questions}`);
     console.log(
-      `| ${group} | ${n} | ${rank(base.recallAt5)} | ${rank(figures.recallAt5)} | ${rank(base.recallAt10)} | ${rank(figures.recallAt10)} | ${rank(base.mrrAt10)} | ${rank(figures.mrrAt10)} | ${fixed(base.answered)} | ${fixed(figures.answered)} | ${fixed(base.referenceHit)} | ${fixed(figures.referenceHit)} | ${fixed(base.declined)} | ${fixed(figures.declined)} |`,
+      `| ${group} | ${n} | ${rank(base.recallAt5)} | ${rank(figures.recallAt5)} | ${rank(base.recallAt10)} | ${rank(figures.recallAt10)} | ${rank(base.mrrAt10)} | ${rank(figures.mrrAt10)} | ${fixed(base.answered)} | ${fixed(figures.answered)} | ${fixed(base.referenceHit)} | ${fixed(figures.referenceHit)} | ${facts(base.factRate)} | ${facts(figures.factRate)} | ${fixed(base.declined)} | ${fixed(figures.declined)} | ${count(base.citesOtherSite)} | ${count(figures.citesOtherSite)} |`,
     );
   }
   const { latency } = comparison;
