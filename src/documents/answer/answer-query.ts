@@ -183,7 +183,7 @@ export async function answerWithSources(
 }
 
 /**
- * The top page's candidate chunk can be all code (`dart info`'s is the
+ * The top page's candidate chunks can be all code (`dart info`'s is the
  * command and its output): the page search ranks first would then give the
  * answer no sentence and go uncited. Its best-ranked chunk with prose joins
  * the candidates (real-tune.json: references 0.844 → 0.857, facts 0.643 →
