@@ -68,6 +68,17 @@ async function main(argv: string[]): Promise<void> {
 
 const fixed = (value: number | undefined) => (value === undefined ? "—" : value.toFixed(3));
 
+/** How a group's figures are written in a report's cells (a group's size decides which apply). */
+function cellsOf(figures: Figures) {
+  return {
+    // Unanswerable questions have no right page to rank: only `declined` says anything about them.
+    rank: (value: number) => (figures.questions === 0 ? "—" : fixed(value)),
+    facts: (value: number | undefined) => (figures.factQuestions > 0 ? `${fixed(value)} (${figures.factQuestions})` : "—"),
+    // Counts, not shares: "3 of 80" reads against the issue's "at most 1 in 20".
+    count: (value: number | undefined) => (figures.questions === 0 || value === undefined ? "—" : `${value} of ${figures.questions}`),
+  };
+}
+
 function printReport(file: string, corpora: readonly EvalCorpus[], run: EvaluationRun): void {
   console.log(`eval: ${file} over ${corpora.map((corpus) => corpus.baseUri).join(", ")}`);
   console.log("");
@@ -78,12 +89,8 @@ function printReport(file: string, corpora: readonly EvalCorpus[], run: Evaluati
   const plain = new Map(groupedFigures(run.baseline).map(({ group, figures }) => [group, figures]));
   for (const { group, figures } of groupedFigures(run.almanac)) {
     const base = plain.get(group) as Figures;
-    const facts = (value: number | undefined) => (figures.factQuestions > 0 ? `${fixed(value)} (${figures.factQuestions})` : "—");
     const n = group === "unanswerable" ? run.almanac.filter((outcome) => outcome.kind === "unanswerable").length : figures.questions;
-    // Unanswerable questions have no right page to rank: only `declined` says anything about them.
-    const rank = (value: number) => (figures.questions === 0 ? "—" : fixed(value));
-    // Counts, not shares: "3 of 80" reads against the issue's "at most 1 in 20".
-    const count = (value: number | undefined) => (figures.questions === 0 || value === undefined ? "—" : `${value} of ${figures.questions}`);
+    const { rank, facts, count } = cellsOf(figures);
     console.log(
       `| ${group} | ${n} | ${rank(base.recallAt5)} | ${rank(figures.recallAt5)} | ${rank(base.recallAt10)} | ${rank(figures.recallAt10)} | ${rank(base.mrrAt10)} | ${rank(figures.mrrAt10)} | ${facts(base.factInTopChunk)} | ${facts(figures.factInTopChunk)} | ${fixed(figures.answered)} | ${fixed(figures.referenceHit)} | ${facts(figures.factRate)} | ${fixed(figures.declined)} | ${count(base.firstFromOtherSite)} | ${count(figures.firstFromOtherSite)} | ${count(figures.citesOtherSite)} |`,
     );
@@ -101,10 +108,8 @@ function printHybrid(file: string, corpora: readonly EvalCorpus[], model: string
   const lexical = new Map(groupedFigures(comparison.lexical.almanac).map(({ group, figures }) => [group, figures]));
   for (const { group, figures } of groupedFigures(comparison.hybrid.almanac)) {
     const base = lexical.get(group) as Figures;
-    const rank = (value: number) => (figures.questions === 0 ? "—" : fixed(value));
     const n = group === "unanswerable" ? comparison.hybrid.almanac.filter((outcome) => outcome.kind === "unanswerable").length : figures.questions;
-    const facts = (value: number | undefined) => (figures.factQuestions > 0 ? `${fixed(value)} (${figures.factQuestions})` : "—");
-    const count = (value: number | undefined) => (figures.questions === 0 || value === undefined ? "—" : `${value} of ${figures.questions}`);
+    const { rank, facts, count } = cellsOf(figures);
     console.log(
       `| ${group} | ${n} | ${rank(base.recallAt5)} | ${rank(figures.recallAt5)} | ${rank(base.recallAt10)} | ${rank(figures.recallAt10)} | ${rank(base.mrrAt10)} | ${rank(figures.mrrAt10)} | ${fixed(base.answered)} | ${fixed(figures.answered)} | ${fixed(base.referenceHit)} | ${fixed(figures.referenceHit)} | ${facts(base.factRate)} | ${facts(figures.factRate)} | ${fixed(base.declined)} | ${fixed(figures.declined)} | ${count(base.citesOtherSite)} | ${count(figures.citesOtherSite)} |`,
     );

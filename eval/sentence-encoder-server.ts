@@ -55,18 +55,18 @@ const cache = readCache();
 let queue: Promise<unknown> = Promise.resolve();
 
 async function vectorsFor(texts: readonly string[]): Promise<number[][]> {
-  const keys = texts.map(keyOf);
-  const missing = [...new Set(texts.filter((_, index) => !cache.has(keys[index] as string)))];
+  const keys = new Map(texts.map((text) => [text, keyOf(text)]));
+  const missing = [...keys].filter(([, key]) => !cache.has(key));
   for (let start = 0; start < missing.length; start += BATCH) {
     const batch = missing.slice(start, start + BATCH);
-    const vectors = await encoder.embed(batch);
-    batch.forEach((text, index) => {
+    const vectors = await encoder.embed(batch.map(([text]) => text));
+    batch.forEach(([, key], index) => {
       const vector = (vectors[index] ?? []).map((value) => Math.round(value * 1e6) / 1e6);
-      cache.set(keyOf(text), vector);
-      appendFileSync(CACHE_FILE, `${JSON.stringify([keyOf(text), vector])}\n`);
+      cache.set(key, vector);
+      appendFileSync(CACHE_FILE, `${JSON.stringify([key, vector])}\n`);
     });
   }
-  return keys.map((key) => cache.get(key) as number[]);
+  return texts.map((text) => cache.get(keys.get(text) as string) as number[]);
 }
 
 const server = createServer((request, response) => {
