@@ -117,7 +117,8 @@ function normalise(text: string): string {
     .trim();
 }
 
-function containsFact(text: string, fact: string): boolean {
+/** Whether `text` holds the question's fact, as the harness checks answers. */
+export function containsFact(text: string, fact: string): boolean {
   return normalise(text).includes(normalise(fact));
 }
 

@@ -4,6 +4,7 @@ import { DEFAULT_RANKING, type RankingWeights } from "../search/ranking-weights.
 import { retrieveChunks, toChunkHit } from "../search/retrieve.ts";
 import type { ChunkHit } from "../document.ts";
 import { sentencesOf, type Sentence } from "./sentences.ts";
+import { likelihoodOf } from "./sentence-model.ts";
 import { oneVersionPerSource } from "./one-version.ts";
 import type { D1Reader } from "../../d1/sessions.ts";
 import type { SemanticSearch } from "../../embeddings/semantic-search.ts";
@@ -67,8 +68,12 @@ export const DEFAULT_ANSWERING: AnsweringWeights = Object.freeze({
   maxSentences: 16,
   /** Stop adding sentences past this length (characters, code included). */
   maxChars: 2600,
-  /** A sentence from elsewhere must score at least this share of the best one to be added. */
-  relativeFloor: 0.35,
+  /**
+   * The fill after the top pages takes the likeliest sentences (sentence-model.ts), each at least
+   * this share of the likeliest one's likelihood once its overlap with the answer is discounted
+   * (dart-go-unseen.json: facts 0.657 → 0.714 at 0.2 or 0.1; 0.5 drops them to 0.629).
+   */
+  relativeFloor: 0.2,
   /** The sentences right after the best one continue its explanation when this related. */
   continuationFloor: 0,
   /** How many sentences may follow the best one. */
@@ -153,16 +158,47 @@ export async function answerWithSources(
   weights: AnswerWeights = DEFAULT_ANSWER_WEIGHTS,
   semantic?: SemanticSearch,
 ): Promise<SourcedAnswer> {
-  const { answering } = weights;
-  const filter = compileFilter(request.filter);
   const noAnswer: SourcedAnswer = { answer: { answerText: NO_GROUNDED_ANSWER, references: [], citations: [] }, sources: [] };
+  const candidates = await candidateSentences(db, request, weights, semantic);
+  if (!candidates) return noAnswer;
+  const { sentences, shape, hits, terms } = candidates;
+  const chosen = chooseSentences(sentences, shape, hits, terms, weights.answering);
+  if (chosen.length === 0) return noAnswer;
+  const answer = composeAnswer(chosen);
+  // Every reference is the page of a chosen sentence, so the look-up always finds one.
+  const sources = answer.references.map((parent) => toChunkHit((chosen.find((sentence) => sentence.hit.parent === parent) as Sentence).hit));
+  if (sources.some((source) => source.document.version)) answer.referenceVersions = sources.map((source) => source.document.version ?? "");
+  return { answer, sources };
+}
+
+/** What an answer is chosen from: the sentences of its candidate chunks, scored. */
+export interface CandidateSentences {
+  sentences: Sentence[];
+  hits: RankedCandidate[];
+  terms: WeightedTerm[];
+  shape: QuestionShape;
+}
+
+/**
+ * Retrieves the answer's candidate chunks (one data source, one version) and
+ * scores their sentences; null when none of the top chunks covers enough of
+ * the question to answer it. `npm run eval:fit` fits the sentence model to
+ * exactly these sentences.
+ */
+export async function candidateSentences(
+  db: D1Reader,
+  request: { query: string; filter?: string },
+  weights: AnswerWeights = DEFAULT_ANSWER_WEIGHTS,
+  semantic?: SemanticSearch,
+): Promise<CandidateSentences | null> {
+  const filter = compileFilter(request.filter);
   const retrieved = await retrieveChunks(db, request.query, { source: request.filter, compiled: filter }, weights.ranking, semantic);
   const { terms, namedSites } = retrieved;
   // An answer never mixes versions: one per data source, the best-ranked one's.
   const ranked = oneVersionPerSource(retrieved.ranked);
   const quoted = answerSources(ranked, namedSites);
   const hits = ranked.filter((hit) => quoted.has(hit.document.dataSource)).slice(0, CANDIDATE_CHUNKS);
-  if (!hits.slice(0, GATE_CHUNKS).some((hit) => hit.coverage >= ANSWERABLE_COVERAGE)) return noAnswer;
+  if (!hits.slice(0, GATE_CHUNKS).some((hit) => hit.coverage >= ANSWERABLE_COVERAGE)) return null;
   const shape = shapeOf(request.query);
   const cache = new Map<string, string>();
   const read = (hit: RankedCandidate) => sentencesOf(hit, { procedural: shape.procedural }, cache);
@@ -172,14 +208,8 @@ export async function answerWithSources(
     hits.push(prose.hit);
     sentences.push(...prose.sentences);
   }
-  scoreSentences(sentences, terms, hits, answering);
-  const chosen = chooseSentences(sentences, shape, hits, terms, answering);
-  if (chosen.length === 0) return noAnswer;
-  const answer = composeAnswer(chosen);
-  // Every reference is the page of a chosen sentence, so the look-up always finds one.
-  const sources = answer.references.map((parent) => toChunkHit((chosen.find((sentence) => sentence.hit.parent === parent) as Sentence).hit));
-  if (sources.some((source) => source.document.version)) answer.referenceVersions = sources.map((source) => source.document.version ?? "");
-  return { answer, sources };
+  scoreSentences(sentences, terms, hits, weights.answering);
+  return { sentences, hits, terms, shape };
 }
 
 /**
@@ -226,31 +256,54 @@ function answerSources(ranked: readonly RankedCandidate[], named: ReadonlySet<st
  * (a word only in its section heading counts half: the heading sets the
  * topic), times how well its chunk ranked. Questions in the docs ("Ask: how
  * does X work?") restate the query and answer nothing; a list item starting
- * in lower case is a fragment of the sentence above it.
+ * in lower case is a fragment of the sentence above it. Its likelihood is the
+ * fitted model's reading of the same measures (sentence-model.ts).
  */
 function scoreSentences(sentences: Sentence[], terms: readonly WeightedTerm[], hits: readonly RankedCandidate[], answering: AnsweringWeights): void {
   const total = terms.reduce((sum, term) => sum + term.weight, 0) || 1;
   const topScore = hits[0]?.score || 1;
   const centrality = centralityOf(sentences, hits, answering.centroidChunks);
+  const pages = [...new Set(hits.map((hit) => hit.parent))];
   for (const sentence of sentences) {
     let covered = 0;
     let own = 0;
+    let ownWeight = 0;
+    let headingWeight = 0;
     for (const term of terms) {
+      if (sentence.headingStems.has(term.stem)) headingWeight += term.weight;
       if (sentence.stems.has(term.stem)) {
         covered += term.weight;
+        ownWeight += term.weight;
         own += 1;
       } else if (sentence.headingStems.has(term.stem) || sentence.codeStems?.has(term.stem)) {
         // The section heading sets the sentence's topic; the code it introduces is what it says: both count half.
         covered += 0.5 * term.weight;
       }
     }
-    if (own === 0 && answering.centroid === 0) continue;
-    const lengthPenalty = sentence.text.length > 400 ? 0.7 : 1;
-    const questionPenalty = sentence.text.endsWith("?") ? 0.3 : 1;
-    const fragmentPenalty = /^\p{Ll}/u.test(sentence.text) ? 0.6 : 1;
+    const long = sentence.text.length > 400;
+    const asks = sentence.text.endsWith("?");
+    const fragment = /^\p{Ll}/u.test(sentence.text);
+    const concrete = /`[^`]+`|\d/.test(sentence.text);
     const chunkPrior = Math.sqrt(Math.max(0.05, sentence.hit.score / topScore));
+    sentence.features = {
+      questionShare: ownWeight / total,
+      headingShare: headingWeight / total,
+      centrality: centrality.get(sentence) ?? 0,
+      chunkPrior,
+      earlyPage: 1 / (1 + pages.indexOf(sentence.hit.parent)),
+      code: sentence.code ? 1 : 0,
+      concrete: concrete ? 1 : 0,
+      long: long ? 1 : 0,
+      question: asks ? 1 : 0,
+      fragment: fragment ? 1 : 0,
+    };
+    sentence.likelihood = likelihoodOf(sentence.features);
+    if (own === 0 && answering.centroid === 0) continue;
+    const lengthPenalty = long ? 0.7 : 1;
+    const questionPenalty = asks ? 0.3 : 1;
+    const fragmentPenalty = fragment ? 0.6 : 1;
     // A sentence naming something concrete (code, a number, a flag) is more often the answer than one restating the question.
-    const concreteBonus = sentence.code || /`[^`]+`|\d/.test(sentence.text) ? answering.concreteBonus : 1;
+    const concreteBonus = sentence.code || concrete ? answering.concreteBonus : 1;
     const shape = chunkPrior * lengthPenalty * questionPenalty * fragmentPenalty * concreteBonus;
     sentence.leadScore = (covered / total) * shape;
     sentence.score = (covered / total + answering.centroid * (centrality.get(sentence) ?? 0)) * shape;
@@ -300,9 +353,10 @@ function centralityOf(sentences: readonly Sentence[], hits: readonly RankedCandi
  * paragraph; the best sentence of the top-ranked page is always there (search
  * ranks pages better than single sentences can), and so is the best sentence
  * of each of the other top pages that has one on the question (a comparison's
- * two sides are usually two pages); then the strongest other sentences,
- * each penalised by its overlap with what is already chosen (maximal marginal
- * relevance), so the answer does not repeat itself.
+ * two sides are usually two pages); then the sentences likeliest to state
+ * what was asked (sentence-model.ts), each penalised by its overlap with what
+ * is already chosen (maximal marginal relevance), so the answer does not
+ * repeat itself.
  */
 function chooseSentences(
   sentences: Sentence[],
@@ -337,11 +391,14 @@ function chooseSentences(
   const total = terms.reduce((sum, term) => sum + term.weight, 0) || 1;
   const uncovered = (sentence: Sentence) =>
     terms.reduce((sum, term) => (sentence.stems.has(term.stem) && !chosen.some((picked) => picked.stems.has(term.stem)) ? sum + term.weight : sum), 0) / total;
-  for (const candidate of candidates) {
+  // The sentence that states a paraphrased question's fact shares few of its words: the fitted likelihood finds it more often than the score does.
+  const likeliest = [...candidates].sort((a, b) => b.likelihood - a.likelihood);
+  const floor = answering.relativeFloor * (likeliest[0]?.likelihood ?? 0);
+  for (const candidate of likeliest) {
     if (chosen.length >= answering.maxSentences || lengthOf(chosen) >= answering.maxChars) break;
     if (chosen.includes(candidate)) continue;
     const redundancy = Math.max(0, ...chosen.map((picked) => overlap(picked.stems, candidate.stems)));
-    if (candidate.score * (1 - 0.8 * redundancy) < answering.relativeFloor * best.score) continue;
+    if (candidate.likelihood * (1 - 0.8 * redundancy) < floor) continue;
     // The answer already says what the question asks about: another sentence on the same words is padding.
     const newPage = !chosen.some((picked) => picked.hit.parent === candidate.hit.parent);
     // A how-to question is answered by the command: a sentence with its code block is never padding.

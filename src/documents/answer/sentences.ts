@@ -1,6 +1,7 @@
 // The prose of retrieved chunks, cut into the sentences an extractive answer is made of.
 import { markdownLines } from "../../markdown/page.ts";
 import { stemsOf, type RankedCandidate } from "../search/rank.ts";
+import type { SentenceFeatures } from "./sentence-model.ts";
 
 /** A "sentence" longer than this is a paragraph without full stops (a generated list, a wall of text): not answer material. */
 const MAX_SENTENCE_CHARS = 1200;
@@ -24,6 +25,9 @@ export interface Sentence {
   score: number;
   /** The score without centrality: how directly the sentence speaks to the question's words. */
   leadScore: number;
+  /** How likely it states what was asked, by the fitted sentence model (sentence-model.ts), and what the model read. */
+  likelihood: number;
+  features?: SentenceFeatures;
 }
 
 /**
@@ -88,6 +92,7 @@ export function sentencesOf(hit: RankedCandidate, shape: { procedural: boolean }
           endsParagraph: index === texts.length - 1,
           score: 0,
           leadScore: 0,
+          likelihood: 0,
         });
       });
     }
