@@ -35,7 +35,7 @@ export async function fetchWithin(url: string, timeoutMs: number, options: { fet
     });
   } catch (error) {
     const timedOut = error instanceof Error && (error.name === "TimeoutError" || error.name === "AbortError");
-    throw new FetchProblem(timedOut ? `${url}: no answer within ${timeoutMs / 1000} s` : `${url}: ${error instanceof Error ? error.message : String(error)}`);
+    throw new FetchProblem(timedOut ? `${url}: no answer within ${seconds(timeoutMs)} s` : `${url}: ${error instanceof Error ? error.message : String(error)}`);
   }
   const redirectKept = options.redirect === "manual" && response.status >= 300 && response.status < 400;
   if (!response.ok && !redirectKept) {
@@ -63,7 +63,7 @@ export async function readTextWithin(url: string, response: Response, maxBytes: 
   let total = 0;
   let timer: ReturnType<typeof setTimeout> | null = null;
   const late = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new FetchProblem(`${url}: the body did not finish within ${timeoutMs / 1000} s`)), timeoutMs);
+    timer = setTimeout(() => reject(new FetchProblem(`${url}: the body did not finish within ${seconds(timeoutMs)} s`)), timeoutMs);
   });
   try {
     for (;;) {
@@ -104,4 +104,9 @@ export async function withConcurrency<T, R>(items: readonly T[], concurrency: nu
   };
   await Promise.all(Array.from({ length: Math.min(concurrency, items.length) }, worker));
   return results;
+}
+
+/** A budget in seconds as a reader wants it: what is left of a 2 s deadline, 1,999 ms, reads "2". */
+function seconds(ms: number): number {
+  return Math.round(ms / 100) / 10;
 }
