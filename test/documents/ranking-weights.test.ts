@@ -5,7 +5,7 @@
 import { env } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
 import { ReadConsistency } from "../../src/d1/sessions.ts";
-import { DEFAULT_ANSWERING, answerQuery } from "../../src/documents/answer/answer-query.ts";
+import { DEFAULT_ANSWERING, NO_GROUNDED_ANSWER, answerQuery } from "../../src/documents/answer/answer-query.ts";
 import { prepareSite, siteFor } from "../../src/documents/ingest/prepare-pages.ts";
 import { syncDocuments } from "../../src/documents/ingest/write-corpus.ts";
 import { DEFAULT_RANKING, type RankingWeights } from "../../src/documents/search/ranking-weights.ts";
@@ -62,6 +62,16 @@ describe("ranking weights", () => {
     const short = await answer({ ...DEFAULT_ANSWERING, maxSentences: 1 });
     expect(short.citations).toHaveLength(1);
     expect(short.references).toEqual([MENTIONED]);
+  });
+
+  it("so does the gate that decides whether the question is answerable", async () => {
+    const answer = (answerableCoverage: number) =>
+      answerQuery(env.DB, { query: "okapi stripes", filter: 'data_source = "weights.example.com"' }, { ranking: DEFAULT_RANKING, answering: { ...DEFAULT_ANSWERING, answerableCoverage } });
+    expect((await answer(DEFAULT_ANSWERING.answerableCoverage)).references).toContain(MENTIONED);
+    // No chunk covers more than all of the question's words.
+    const declined = await answer(1.01);
+    expect(declined.answerText).toBe(NO_GROUNDED_ANSWER);
+    expect(declined.references).toEqual([]);
   });
 
   it("defaults cannot be edited in place: a variant is a new object", () => {

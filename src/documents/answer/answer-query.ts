@@ -25,17 +25,11 @@ export const NO_GROUNDED_ANSWER =
 
 /** How many top chunks the answer may draw from. */
 const CANDIDATE_CHUNKS = 8;
-/**
- * The question is answerable when one of the top chunks covers at least this
- * IDF-weighted share of its words. Low on purpose: long questions carry
- * context no page repeats, and refusing a question the corpus answers is the
- * worse failure (EVALUATION.md has the measurements behind the number).
- */
-const ANSWERABLE_COVERAGE = 0.2;
 /** Only the top chunks are asked whether the question is answerable. */
 const GATE_CHUNKS = 3;
 /** Weights of sentence choice, named so `npm run eval:tune` can vary them (see DEFAULT_ANSWERING). */
 export interface AnsweringWeights {
+  readonly answerableCoverage: number;
   readonly concreteBonus: number;
   readonly crossParagraphs: boolean;
   readonly centroid: number;
@@ -54,6 +48,13 @@ export interface AnsweringWeights {
 
 /** The weights the product answers with (frozen: a variant is a new object). */
 export const DEFAULT_ANSWERING: AnsweringWeights = Object.freeze({
+  /**
+   * The question is answerable when one of the top chunks covers at least
+   * this IDF-weighted share of its words. Low on purpose: long questions
+   * carry context no page repeats, and refusing a question the corpus
+   * answers is the worse failure (EVALUATION.md has the measurements).
+   */
+  answerableCoverage: 0.2,
   /** Multiplier for sentences with inline code, a number or a code block of their own. */
   concreteBonus: 1.3,
   /** The best sentence's continuation may run into the next paragraphs of its chunk. */
@@ -198,7 +199,7 @@ export async function candidateSentences(
   const ranked = oneVersionPerSource(retrieved.ranked);
   const quoted = answerSources(ranked, namedSites);
   const hits = ranked.filter((hit) => quoted.has(hit.document.dataSource)).slice(0, CANDIDATE_CHUNKS);
-  if (!hits.slice(0, GATE_CHUNKS).some((hit) => hit.coverage >= ANSWERABLE_COVERAGE)) return null;
+  if (!hits.slice(0, GATE_CHUNKS).some((hit) => hit.coverage >= weights.answering.answerableCoverage)) return null;
   const shape = shapeOf(request.query);
   const cache = new Map<string, string>();
   const read = (hit: RankedCandidate) => sentencesOf(hit, { procedural: shape.procedural }, cache);
