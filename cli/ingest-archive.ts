@@ -4,7 +4,7 @@ import { openAsBlob } from "node:fs";
 import { stat } from "node:fs/promises";
 import type { Site } from "../src/documents/ingest/prepare-pages.ts";
 import { type ArchivePages, DEFAULT_ARCHIVE_LIMITS, downloadArchive, readArchivePages } from "../src/documents/ingest/readers/archive.ts";
-import { type DocsIngestResult, ingestPages } from "./ingest-docs.ts";
+import { type Connect, type DocsIngestResult, ingestPages } from "./ingest-docs.ts";
 
 /** What an archive ingestion read, and what it did with the pages. */
 export interface ArchiveIngestResult extends DocsIngestResult {
@@ -29,7 +29,7 @@ async function openArchive(source: string): Promise<ReadableStream<Uint8Array>> 
 export async function ingestArchive(
   source: string,
   folder: string | undefined,
-  connect: <T>(work: (db: D1Database) => Promise<T>) => Promise<T>,
+  connect: Connect,
   site: Site,
   options: { prune: boolean; progress?: (line: string) => void },
 ): Promise<ArchiveIngestResult> {
@@ -41,7 +41,7 @@ export async function ingestArchive(
     const top = archive.topFolder ? ` (top folder ${archive.topFolder}/ stripped)` : "";
     throw new Error(`${source} has no .md, .mdx or .markdown files${where}${top} among its ${archive.entries} entries; nothing was written`);
   }
-  const result = await connect((db) => ingestPages(db, archive.pages, site, { ...options, refuseEmpty: source }));
+  const result = await connect((db, embeddings) => ingestPages(db, archive.pages, site, { ...options, refuseEmpty: source, embeddings }));
   return { ...result, archive, seconds: readSeconds };
 }
 

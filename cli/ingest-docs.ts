@@ -27,6 +27,13 @@ export function refuseDefaultCorpusBase(site: Site): void {
 }
 
 /** What a docs ingestion did, and the pages it skipped with the reason. */
+/**
+ * How a reader that fetches before it writes reaches the database: only
+ * once its pages are read, with the hybrid retrieval to embed them with
+ * (undefined when EMBEDDINGS=off).
+ */
+export type Connect = <T>(work: (db: D1Database, embeddings: SemanticSearch | undefined) => Promise<T>) => Promise<T>;
+
 export interface DocsIngestResult extends SyncReport {
   skipped: PreparedSite["skipped"];
   /** Per page (by path), the site markup that was stripped; pages with none are absent. */
@@ -72,6 +79,8 @@ export async function ingestPages(
     refuseEmpty?: string;
     /** Entries the reader passed over (links, FIFOs, …), reported beside the empty pages. */
     notPages?: PreparedSite["skipped"];
+    /** Hybrid retrieval on: the new and changed chunks are embedded after the pages are written. */
+    embeddings?: SemanticSearch;
   },
 ): Promise<DocsIngestResult> {
   const { progress } = options;
@@ -104,15 +113,18 @@ export function describeWriteProgress(progress: WriteProgress, elapsedMs: number
   return `wrote ${progress.pages}/${progress.totalPages} pages, ${mb(progress.bytes)}/${mb(progress.totalBytes)} MB, ${rate} MB/s`;
 }
 
+/** What an embedding step did, as the summary line says it. */
+export function describeEmbedding(embedding: EmbeddingReport): string {
+  const removed = embedding.removed > 0 ? `, ${embedding.removed} vectors removed` : "";
+  return `${embedding.embedded} chunks embedded (${embedding.model})${removed}`;
+}
+
 /** One line a person can read: what changed. */
 export function describeDocsIngest(baseUri: string, result: DocsIngestResult): string {
   const parts = [describeSync(result)];
   if (result.skipped.length > 0) parts.push(`${result.skipped.length} skipped`);
   if (result.cleaned.length > 0) parts.push(`site markup stripped from ${result.cleaned.length} pages`);
-  if (result.embedding) {
-    const removed = result.embedding.removed > 0 ? `, ${result.embedding.removed} vectors removed` : "";
-    parts.push(`${result.embedding.embedded} chunks embedded (${result.embedding.model})${removed}`);
-  }
+  if (result.embedding) parts.push(describeEmbedding(result.embedding));
   const line = `${baseUri}: ${parts.join(", ")}`;
   const own = result.versions?.find((version) => version.baseUri === baseUri);
   return own && result.versions ? `${line}\n${describeVersions(own, result.versions)}` : line;

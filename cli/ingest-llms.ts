@@ -3,7 +3,7 @@
 import { siteFor } from "../src/documents/ingest/prepare-pages.ts";
 import type { SiteVersion } from "../src/documents/versions.ts";
 import { type LlmsPages, readLlmsPages } from "../src/documents/ingest/readers/llms-txt.ts";
-import { type DocsIngestResult, ingestPages, refuseDefaultCorpusBase } from "./ingest-docs.ts";
+import { type Connect, type DocsIngestResult, ingestPages, refuseDefaultCorpusBase } from "./ingest-docs.ts";
 
 /** What an llms.txt ingestion fetched, and what it did with the pages. */
 export interface LlmsIngestResult extends DocsIngestResult {
@@ -21,7 +21,7 @@ export interface LlmsIngestResult extends DocsIngestResult {
 export async function ingestLlms(
   url: string,
   values: { "base-uri"?: string; "data-source"?: string; "skip-optional": boolean; prune: boolean; version?: SiteVersion },
-  connect: <T>(work: (db: D1Database) => Promise<T>) => Promise<T>,
+  connect: Connect,
   progress?: (line: string) => void,
 ): Promise<LlmsIngestResult> {
   const started = performance.now();
@@ -32,7 +32,7 @@ export async function ingestLlms(
     const reasons = llms.skipped.slice(0, 5).map((page) => `\n  ${page.path}: ${page.reason}`).join("");
     throw new Error(`fetched no page from ${url} (${llms.skipped.length} links skipped); nothing was written${reasons}`);
   }
-  const result = await connect((db) => ingestPages(db, llms.pages, site, { prune: values.prune, progress, refuseEmpty: url }));
+  const result = await connect((db, embeddings) => ingestPages(db, llms.pages, site, { prune: values.prune, progress, refuseEmpty: url, embeddings }));
   return { ...result, llms, baseUri: site.baseUri, seconds: (performance.now() - started) / 1000 };
 }
 

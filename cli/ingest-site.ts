@@ -7,7 +7,10 @@ import { ingestSite, type SiteIngestResult } from "../src/documents/ingest/reade
 import { siteFor } from "../src/documents/ingest/prepare-pages.ts";
 import { VERSION_OPTIONS, versionOption } from "./version-option.ts";
 import { scopeOf } from "../src/documents/ingest/readers/site/scope.ts";
-import { describeWriteProgress, refuseDefaultCorpusBase } from "./ingest-docs.ts";
+import { describeEmbedding, describeWriteProgress, refuseDefaultCorpusBase } from "./ingest-docs.ts";
+import { embedAllStoredPages, type EmbeddingReport } from "../src/documents/ingest/embed-chunks.ts";
+import type { SemanticSearch } from "../src/embeddings/semantic-search.ts";
+import { cliSemanticSearch, embeddingsVars } from "./embeddings-vars.ts";
 import { withEnv } from "./env.ts";
 import { DEFAULT_STATE_DIR } from "./local-env.ts";
 import { progressPrinter } from "./progress.ts";
@@ -65,8 +68,10 @@ export async function ingestSiteCommand(argv: string[]): Promise<void> {
   const progress = progressPrinter("ingest");
   const started = performance.now();
   let writeStarted = 0;
-  const result = await withEnv({ remote: values.remote, persistTo: values["persist-to"] }, (env) =>
-    ingestSite(env.DB, {
+  const result = await withEnv({ remote: values.remote, persistTo: values["persist-to"] }, async (env) => {
+    // Refused before anything is read or written when misconfigured (embeddings-vars.ts).
+    const embeddings = cliSemanticSearch(embeddingsVars(env));
+    const read = await ingestSite(env.DB, {
       start,
       baseUri: values["base-uri"],
       dataSource: values["data-source"],
@@ -83,8 +88,9 @@ export async function ingestSiteCommand(argv: string[]): Promise<void> {
         writeStarted ||= performance.now();
         progress.update(describeWriteProgress(written, performance.now() - writeStarted));
       },
-    }),
-  ).finally(progress.done);
+    });
+    return embedSiteRun(env.DB, read, embeddings);
+  }).finally(progress.done);
   for (const line of describeSitePages(result)) console.log(line);
   console.log(describeSiteIngest(result, performance.now() - started));
 }
@@ -113,12 +119,25 @@ const UNREAD_NAMED = 10;
  *
  * @example describeSiteIngest(result, 61_000) // "https://docs.python.org/3: 530 added, … ; read 530 pages (0 unchanged, 304) from links in 545 requests, 41.2 MB, 61 s; 15 skipped"
  */
-export function describeSiteIngest(result: SiteIngestResult, elapsedMs: number): string {
+export function describeSiteIngest(result: EmbeddedSiteIngest, elapsedMs: number): string {
   const parts = [
     `${describeSync(result)}; read ${result.fetched + result.notModified} pages (${result.notModified} unchanged, 304) from ${result.source === "sitemap" ? "the sitemap" : "links"} in ${result.requests} requests, ${formatBytes(result.bytes)}, ${Math.round(elapsedMs / 1000)} s`,
   ];
   if (result.skipped.length > 0) parts.push(`${result.skipped.length} skipped`);
   if (result.stoppedBy) parts.push(`stopped at ${result.stoppedBy}: the site has more pages than were read`);
   if (result.pruneRefused) parts.push(`not pruned: ${result.pruneRefused}`);
+  if (result.embedding) parts.push(describeEmbedding(result.embedding));
   return `${result.site.baseUri}: ${parts.join("; ")}`;
+}
+
+/** A site run, and what its embedding did (hybrid retrieval on). */
+export type EmbeddedSiteIngest = SiteIngestResult & { embedding?: EmbeddingReport };
+
+/**
+ * Hybrid retrieval on: the site's stored pages get vectors for their new and
+ * changed chunks. The crawl writes pages as it reads them and keeps none in
+ * memory, so the pages are read back from D1 (embedStoredPages).
+ */
+export async function embedSiteRun(db: D1Database, read: SiteIngestResult, embeddings: SemanticSearch | undefined): Promise<EmbeddedSiteIngest> {
+  return embeddings ? { ...read, embedding: await embedAllStoredPages(db, embeddings, read.site.baseUri) } : read;
 }

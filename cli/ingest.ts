@@ -5,7 +5,7 @@
 // npm run ingest -- library <dir> [--library <name>] [--prune] [--remote] [--persist-to <dir>]
 import { parseArgs } from "node:util";
 import { siteFor } from "../src/documents/ingest/prepare-pages.ts";
-import { describeDocsIngest, describeDocsPages, describeVersionRemoval, ingestDocsFolder, refuseDefaultCorpusBase } from "./ingest-docs.ts";
+import { type Connect, describeDocsIngest, describeDocsPages, describeVersionRemoval, ingestDocsFolder, refuseDefaultCorpusBase } from "./ingest-docs.ts";
 import { describeArchiveRead, ingestArchive } from "./ingest-archive.ts";
 import { describeLlmsRead, ingestLlms } from "./ingest-llms.ts";
 import { removeVersion } from "../src/documents/ingest/write-corpus.ts";
@@ -142,7 +142,7 @@ async function ingestArchiveCommand(source: string | undefined, extra: string[],
   const site = siteFor(values["base-uri"], values["data-source"], version);
   refuseDefaultCorpusBase(site);
   const progress = progressPrinter("ingest");
-  const connect = <T>(work: (db: D1Database) => Promise<T>) => withEnv({ remote: values.remote, persistTo: values["persist-to"] }, (env) => work(env.DB));
+  const connect = connectWithEmbeddings(values);
   const result = await ingestArchive(source, values.path, connect, site, { prune: values.prune, progress: progress.update }).finally(progress.done);
   for (const line of [...describeArchiveRead(result), ...describeDocsPages(result)]) console.log(line);
   console.log(describeDocsIngest(site.baseUri, result));
@@ -151,10 +151,15 @@ async function ingestArchiveCommand(source: string | undefined, extra: string[],
 async function ingestLlmsCommand(url: string | undefined, extra: string[], values: ReaderValues, version: SiteVersion | undefined): Promise<void> {
   if (!url || extra.length > 0) throw new Error("give exactly one URL: an llms.txt or an llms-full.txt");
   const progress = progressPrinter("ingest");
-  const connect = <T>(work: (db: D1Database) => Promise<T>) => withEnv({ remote: values.remote, persistTo: values["persist-to"] }, (env) => work(env.DB));
+  const connect = connectWithEmbeddings(values);
   const result = await ingestLlms(url, { ...values, version }, connect, progress.update).finally(progress.done);
   for (const line of [...describeLlmsRead(result), ...describeDocsPages(result)]) console.log(line);
   console.log(describeDocsIngest(result.baseUri, result));
+}
+
+/** The database an archive or llms.txt run writes to, and (EMBEDDINGS on) what it embeds with: a misconfiguration is refused before the first write. */
+function connectWithEmbeddings(values: { remote: boolean; "persist-to": string }): Connect {
+  return (work) => withEnv({ remote: values.remote, persistTo: values["persist-to"] }, (env) => work(env.DB, cliSemanticSearch(embeddingsVars(env))));
 }
 
 runCli("ingest", USAGE, main);

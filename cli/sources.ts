@@ -9,7 +9,10 @@ import { VERSION_OPTIONS, versionOption } from "./version-option.ts";
 import { runSource, type ReadResult } from "../src/sources/run.ts";
 import { withEnv } from "./env.ts";
 import { DEFAULT_STATE_DIR } from "./local-env.ts";
-import { userAgent } from "./ingest-site.ts";
+import { embedSiteRun, userAgent } from "./ingest-site.ts";
+import { type Connect, describeEmbedding } from "./ingest-docs.ts";
+import { cliSemanticSearch, embeddingsVars } from "./embeddings-vars.ts";
+import type { SemanticSearch } from "../src/embeddings/semantic-search.ts";
 import { describeSync } from "./report.ts";
 import { runCli } from "./run-cli.ts";
 
@@ -85,7 +88,11 @@ async function main(argv: string[]): Promise<void> {
       const [name] = rest;
       if (!name) throw new Error("give the name of the source to refresh");
       const runId = `cli-${name}-${Date.now()}`;
-      const source = await withEnv(env, (e) => runSource(e.DB, name, runId, (s) => read(s, e.DB)));
+      const source = await withEnv(env, (e) => {
+        // Refused before the run is claimed when misconfigured (embeddings-vars.ts).
+        const embeddings = cliSemanticSearch(embeddingsVars(e));
+        return runSource(e.DB, name, runId, (s) => read(s, e.DB, embeddings));
+      });
       return console.log(JSON.stringify(describe(source)));
     }
     default:
@@ -93,13 +100,13 @@ async function main(argv: string[]): Promise<void> {
   }
 }
 
-/** Reads and writes a source through the reader of its kind, with its stored ingest options (src/sources/read-source.ts). */
-async function read(source: Source, db: D1Database): Promise<ReadResult> {
-  const connect = <T>(work: (db: D1Database) => Promise<T>) => work(db);
+/** Reads and writes a source through the reader of its kind, with its stored ingest options (src/sources/read-source.ts), embedding its pages when hybrid retrieval is on. */
+async function read(source: Source, db: D1Database, embeddings: SemanticSearch | undefined): Promise<ReadResult> {
+  const connect: Connect = (work) => work(db, embeddings);
   const options = source.options;
   if (source.kind === "site") {
-    const result = await ingestSite(db, siteIngestOptions(source, globalThis.fetch, userAgent()));
-    console.error(describeSync(result));
+    const result = await embedSiteRun(db, await ingestSite(db, siteIngestOptions(source, globalThis.fetch, userAgent())), embeddings);
+    console.error(result.embedding ? `${describeSync(result)}, ${describeEmbedding(result.embedding)}` : describeSync(result));
     return result;
   }
   const version = versionOf(source);

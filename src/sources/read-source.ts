@@ -7,7 +7,7 @@ import { downloadArchive, readArchivePages } from "../documents/ingest/readers/a
 import { READER_USER_AGENT } from "../documents/ingest/readers/fetch.ts";
 import { readLlmsPages } from "../documents/ingest/readers/llms-txt.ts";
 import type { CrawlLimits } from "../documents/ingest/readers/site/crawl.ts";
-import type { SiteIngestOptions } from "../documents/ingest/readers/site/ingest.ts";
+import { siteOfRun, type SiteIngestOptions } from "../documents/ingest/readers/site/ingest.ts";
 import type { SiteVersion } from "../documents/versions.ts";
 import type { Source } from "./sources.ts";
 
@@ -58,6 +58,11 @@ export function siteOfSource(source: Source): Site {
   const options = source.options as StoredOptions;
   const fallback = source.kind === "llms" ? new URL(source.url).origin : source.url;
   return siteFor(text(options, "base-uri") ?? fallback, text(options, "data-source"), versionOf(source));
+}
+
+/** The base URI a source's pages are stored under, whatever its kind. */
+export function baseUriOfSource(source: Source): string {
+  return source.kind === "site" ? siteOfRun(siteIngestOptions(source)).baseUri : siteOfSource(source).baseUri;
 }
 
 /**

@@ -2,7 +2,10 @@
  * One refresh of one source, as a Cloudflare Workflow (issue 20): the cron
  * (cron.ts) claims a due source and starts an instance; its steps read the
  * source in pieces, stage the pages as the run's generation, and publish
- * them at once (src/documents/ingest/generations.ts). Each step is retried
+ * them at once (src/documents/ingest/generations.ts); with hybrid retrieval
+ * on, embed steps then give the new and changed chunks their vectors
+ * (embedStoredPages, at most 50 pages read and 200 chunks embedded a step:
+ * about 210 subrequests, one ledger statement a chunk). Each step is retried
  * with backoff and its result is persisted, so a run that loses its Worker
  * (a deploy, an eviction) carries on from its last finished step.
  *
@@ -28,7 +31,9 @@
 import { WorkflowEntrypoint, type WorkflowEvent, type WorkflowStep, type WorkflowStepConfig } from "cloudflare:workers";
 import { AbandonedRunError, abandonGeneration, beginGeneration, publishGeneration, publishedCounts } from "../documents/ingest/generations.ts";
 import { beginSiteRun, crawlSitePiece, publishSiteRun, type SiteRunState } from "../documents/ingest/readers/site/ingest.ts";
-import { prunes, siteIngestOptions, siteOfSource, stageWholeSource } from "./read-source.ts";
+import { embedStoredPages, type EmbeddingPiece } from "../documents/ingest/embed-chunks.ts";
+import { semanticSearchFor } from "../embeddings/semantic-search.ts";
+import { baseUriOfSource, prunes, siteIngestOptions, siteOfSource, stageWholeSource } from "./read-source.ts";
 import { claimSource, finishRun, getSource, type RunCounts, type Source } from "./sources.ts";
 
 /** What the cron passes an instance. */
@@ -79,6 +84,18 @@ export class SourceRefresh extends WorkflowEntrypoint<Env, RefreshParams> {
         // An archive is one download and an llms.txt one file and its pages: read whole in one step.
         skipped = unwrap(await step.do("read", STEP, () => settle(() => stageWholeSource(db, runId, source)))).skipped;
         unwrap(await step.do("publish", STEP, () => settle(() => publishWholeSource(db, runId, source))));
+      }
+      // Hybrid retrieval on: the published pages' new and changed chunks get their vectors, a piece of pages per step.
+      const semantic = semanticSearchFor(this.env);
+      if (semantic) {
+        const baseUri = baseUriOfSource(source);
+        let after: string | null = null;
+        for (let piece = 1; ; piece += 1) {
+          const from: string | null = after;
+          const done: EmbeddingPiece = unwrap(await step.do(`embed ${piece}`, STEP, () => settle(() => embedStoredPages(db, semantic, baseUri, from))));
+          after = done.next;
+          if (after === null) break;
+        }
       }
       return await step.do("record success", RECORD_STEP, async () => {
         const published = await publishedCounts(db, runId);

@@ -8,6 +8,7 @@ import { DatabaseSync } from "node:sqlite";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { startEmbeddingsServer, type EmbeddingsServer } from "./embeddings-server.ts";
 import { freePort, newStateDir, startServer, type RunningServer } from "./harness.ts";
+import { ingest, serve } from "./readers.ts";
 
 let embeddings: EmbeddingsServer;
 
@@ -93,6 +94,36 @@ describe("npm start with EMBEDDINGS=http", () => {
     server = await startServer(hybridArgs(), stateDir);
     expect(embeddings.texts).toBe(before);
     expect((await search(server.url, "rescind a passcode")).body.results?.[0]?.parent).toBe(API_KEYS_PAGE);
+  });
+
+  it("npm run ingest -- site and -- llms embed what they write, as a folder's ingestion does", { timeout: 300_000 }, async () => {
+    const site = await serve((request, response) => {
+      const path = new URL(request.url ?? "/", "http://x").pathname;
+      const pages = ["one", "two", "three"];
+      if (path === "/docs/") {
+        const links = pages.map((name) => `<a href="${name}.html">${name}</a>`).join(" ");
+        response.writeHead(200, { "content-type": "text/html" }).end(`<html><head><title>Crawled</title></head><body><main><h1>Crawled</h1><p>Embedword index.</p>${links}</main></body></html>`);
+      } else if (/^\/docs\/\w+\.html$/.test(path)) {
+        response.writeHead(200, { "content-type": "text/html" }).end(`<html><head><title>${path}</title></head><body><main><h1>${path}</h1><p>Embedword page ${path}.</p></main></body></html>`);
+      } else if (path === "/llms.txt") {
+        response.writeHead(200, { "content-type": "text/plain" }).end(`# Listed\n\n## Docs\n\n${pages.map((name) => `- [${name}](/md/${name}.md)`).join("\n")}\n`);
+      } else if (path.startsWith("/md/")) {
+        response.writeHead(200, { "content-type": "text/markdown" }).end(`# ${path}\n\nListedword page ${path}.\n`);
+      } else response.writeHead(404).end("not found");
+    });
+    const hybridEnv = { EMBEDDINGS: "http", EMBEDDINGS_URL: embeddings.url, EMBEDDINGS_MODEL: "bag-of-words-64", VECTOR_INDEX: "d1" };
+    try {
+      for (const args of [["site", `${site.url}/docs/`], ["llms", `${site.url}/llms.txt`, "--base-uri", "https://listed.example"]]) {
+        const before = embeddings.texts;
+        const run = await ingest([...args, "--persist-to", stateDir], 170_000, hybridEnv);
+        expect(run.status, run.output).toBe(0);
+        expect(run.output).toContain(`${embeddings.texts - before} chunks embedded (http:bag-of-words-64)`);
+        expect(embeddings.texts - before).toBeGreaterThanOrEqual(3);
+        expect(count(stateDir, "chunk_vectors")).toBe(count(stateDir, "chunks"));
+      }
+    } finally {
+      await site.close();
+    }
   });
 
   it("refuses to start when hybrid retrieval is misconfigured, saying what to set", async () => {

@@ -11,11 +11,11 @@ import { createGzip } from "node:zlib";
 import { tarBlocks, type TestEntry } from "../readers/tar-writer.ts";
 import { freePort } from "./harness.ts";
 
-/** `npm run ingest -- …` as a child process: its exit status, output and wall time. */
-export function ingest(args: string[], timeoutMs = 170_000): Promise<{ status: number | null; output: string; seconds: number }> {
+/** `npm run ingest -- …` as a child process (with `env` added to the environment): its exit status, output and wall time. */
+export function ingest(args: string[], timeoutMs = 170_000, env: Record<string, string> = {}): Promise<{ status: number | null; output: string; seconds: number }> {
   const started = performance.now();
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ["cli/ingest.ts", ...args], { stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(process.execPath, ["cli/ingest.ts", ...args], { stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, ...env } });
     let output = "";
     child.stdout.on("data", (data: Buffer) => (output += data.toString()));
     child.stderr.on("data", (data: Buffer) => (output += data.toString()));

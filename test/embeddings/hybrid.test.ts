@@ -6,6 +6,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { DEFAULT_CORPUS } from "../../src/documents/default-corpus.ts";
 import { answerQuery } from "../../src/documents/answer/answer-query.ts";
 import { syncDocuments } from "../../src/documents/ingest/write-corpus.ts";
+import { embedAllStoredPages, embedStoredPages } from "../../src/documents/ingest/embed-chunks.ts";
 import { prepareDocument, siteFor, type PreparedDocument } from "../../src/documents/ingest/prepare-pages.ts";
 import { DEFAULT_RANKING } from "../../src/documents/search/ranking-weights.ts";
 import { searchDocuments } from "../../src/documents/search/search-documents.ts";
@@ -95,6 +96,84 @@ describe("the embedding step of an ingestion", () => {
     const models = await env.DB.prepare("SELECT DISTINCT model FROM chunk_vectors WHERE base_uri = ?1").bind(site.baseUri).all<{ model: string }>();
     expect(models.results).toEqual([{ model: "test:new" }]);
     await syncDocuments(env.DB, site.baseUri, [], { prune: true, embeddings: semantic(next) });
+  });
+});
+
+// A crawl (site ingestion, a refresh's Workflow steps) writes pages as it reads them and holds
+// none at the end: its embedding reads the stored pages back, a piece of pages at a time.
+describe("the vectors of stored pages", () => {
+  const pagesOf = async (site: ReturnType<typeof siteFor>, texts: Record<string, string>) =>
+    Promise.all(Object.entries(texts).map(async ([path, body]) => (await prepareDocument(path, body, site)) as PreparedDocument));
+
+  it("embeds every stored chunk in pieces that carry on by page name, then nothing while nothing changes", async () => {
+    const site = siteFor("https://stored.example");
+    const pages = await pagesOf(site, {
+      "a.md": "# A\n\n## One\n\nFirst.\n\n## Two\n\nSecond.\n",
+      "b.md": "# B\n\nPage b.\n",
+      "c.md": "# C\n\nPage c.\n",
+    });
+    await syncDocuments(env.DB, site.baseUri, pages, { prune: true });
+    const own = new BagEmbedder();
+    const first = await embedStoredPages(env.DB, semantic(own), site.baseUri, null, { pages: 2, chunks: 200 });
+    expect(first).toEqual({ model: own.model, embedded: pages[0]!.chunks.length + pages[1]!.chunks.length, removed: 0, next: "documents/stored.example/b" });
+    const second = await embedStoredPages(env.DB, semantic(own), site.baseUri, first.next, { pages: 2, chunks: 200 });
+    expect(second).toEqual({ model: own.model, embedded: pages[2]!.chunks.length, removed: 0, next: null });
+    expect(own.texts).toHaveLength(chunkCount(pages));
+    // The same texts the in-memory path embeds: an ingestion of the unchanged pages with embeddings sends nothing.
+    expect((await syncDocuments(env.DB, site.baseUri, pages, { prune: true, embeddings: semantic(own) })).embedding?.embedded).toBe(0);
+    expect(await embedAllStoredPages(env.DB, semantic(own), site.baseUri)).toEqual({ model: own.model, embedded: 0, removed: 0 });
+    expect(own.texts).toHaveLength(chunkCount(pages));
+    await syncDocuments(env.DB, site.baseUri, [], { prune: true, embeddings: semantic(own) });
+  });
+
+  it("takes whole pages until a piece's chunks to embed reach its bound, and carries on after the last one it took", async () => {
+    const site = siteFor("https://stored-bound.example");
+    const pages = await pagesOf(site, { "a.md": "# A\n\n## One\n\nFirst.\n\n## Two\n\nSecond.\n", "b.md": "# B\n\nPage b.\n", "c.md": "# C\n\nPage c.\n" });
+    await syncDocuments(env.DB, site.baseUri, pages, { prune: true });
+    const own = new BagEmbedder();
+    // a.md alone has more chunks than the bound: it is embedded whole, and the piece stops there.
+    expect(pages[0]!.chunks.length).toBeGreaterThan(1);
+    const first = await embedStoredPages(env.DB, semantic(own), site.baseUri, null, { pages: 50, chunks: 1 });
+    expect(first).toMatchObject({ embedded: pages[0]!.chunks.length, next: "documents/stored-bound.example/a" });
+    const second = await embedStoredPages(env.DB, semantic(own), site.baseUri, first.next, { pages: 50, chunks: 1 });
+    expect(second).toMatchObject({ embedded: 1, next: "documents/stored-bound.example/b" });
+    // Nothing left to embed in a.md or b.md, so the bound no longer stops the pieces that read them again.
+    expect(await embedStoredPages(env.DB, semantic(own), site.baseUri, null, { pages: 50, chunks: 1 })).toMatchObject({ embedded: 1, next: null });
+    expect(own.texts).toHaveLength(chunkCount(pages));
+    await syncDocuments(env.DB, site.baseUri, [], { prune: true, embeddings: semantic(own) });
+  });
+
+  it("embeds only what changed and deletes the vectors of chunks and pages no longer stored", async () => {
+    const site = siteFor("https://stored-change.example");
+    const own = new BagEmbedder();
+    const before = await pagesOf(site, { "a.md": "# A\n\n## One\n\nFirst.\n\n## Two\n\nSecond.\n", "b.md": "# B\n\nTo be removed.\n" });
+    await syncDocuments(env.DB, site.baseUri, before, { prune: true });
+    await embedAllStoredPages(env.DB, semantic(own), site.baseUri);
+    const embeddedBefore = own.texts.length;
+    const after = await pagesOf(site, { "a.md": "# A\n\n## One\n\nFirst.\n\n## Three\n\nA new section.\n" });
+    await syncDocuments(env.DB, site.baseUri, after, { prune: true });
+    const report = await embedAllStoredPages(env.DB, semantic(own), site.baseUri);
+    expect(own.texts.slice(embeddedBefore)).toEqual([expect.stringContaining("A new section.")]);
+    expect(report).toEqual({ model: own.model, embedded: 1, removed: 1 + before[1]!.chunks.length });
+    const left = await env.DB.prepare("SELECT chunk_id FROM chunk_vectors WHERE base_uri = ?1 ORDER BY chunk_id").bind(site.baseUri).all<{ chunk_id: string }>();
+    expect(left.results.map((row) => row.chunk_id)).toEqual(after[0]!.chunks.map((chunk) => chunk.id).sort());
+    // Every page gone: the last piece deletes the rest.
+    await syncDocuments(env.DB, site.baseUri, [], { prune: true });
+    expect(await embedAllStoredPages(env.DB, semantic(own), site.baseUri)).toMatchObject({ embedded: 0, removed: after[0]!.chunks.length });
+    expect((await env.DB.prepare("SELECT count(*) AS n FROM chunk_vectors WHERE base_uri = ?1").bind(site.baseUri).first<{ n: number }>())?.n).toBe(0);
+  });
+
+  it("says, when the embedder fails, that the pages are written and the next run embeds the rest", async () => {
+    const site = siteFor("https://stored-down.example");
+    await syncDocuments(env.DB, site.baseUri, await pagesOf(site, { "d.md": "# D\n\nServed by its words.\n" }), { prune: true });
+    const down = new BagEmbedder();
+    down.down = true;
+    await expect(embedStoredPages(env.DB, semantic(down), site.baseUri, null)).rejects.toThrow(
+      /^the pages are written, but embedding stopped after 0 of 1 chunks \(the test embedder is down\); the next refresh or ingestion embeds the rest$/,
+    );
+    down.down = false;
+    expect(await embedStoredPages(env.DB, semantic(down), site.baseUri, null)).toMatchObject({ embedded: 1, next: null });
+    await syncDocuments(env.DB, site.baseUri, [], { prune: true, embeddings: semantic(down) });
   });
 });
 

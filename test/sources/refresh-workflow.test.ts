@@ -9,6 +9,10 @@ import { refreshDueSources } from "../../src/sources/cron.ts";
 import { addSource, getSource } from "../../src/sources/sources.ts";
 import { PAGE_REQUESTS_PER_STEP } from "../../src/sources/refresh-workflow.ts";
 import { searchDocuments } from "../../src/documents/search/search-documents.ts";
+import { embedAllStoredPages } from "../../src/documents/ingest/embed-chunks.ts";
+import { d1VectorIndex } from "../../src/embeddings/d1-index.ts";
+import { BagEmbedder } from "../embeddings/bag-embedder.ts";
+import { bagOfWords } from "../embeddings/bag-of-words.ts";
 
 const ORIGIN = "https://refresh.test";
 const html = (title: string, body: string) => `<html><head><title>${title}</title></head><body><main><h1>${title}</h1>${body}</main></body></html>`;
@@ -26,6 +30,39 @@ function serveSite(count: number, word: string, failing: (i: number) => boolean 
     if (failing(Number(page[1]))) return new Response("down", { status: 500 });
     return new Response(html(`Page ${page[1]}`, `<p>Refreshword${word} text of page ${page[1]}.</p>`), { headers: { "content-type": "text/html" } });
   });
+}
+
+const EMBEDDINGS = "https://embeddings.test";
+
+/**
+ * The site (page `i`'s word replaced by `changed(i)` when it gives one) and an
+ * OpenAI-style embeddings server at EMBEDDINGS whose vectors are the
+ * bag-of-words stand-in's; returns how many texts it has embedded so far.
+ */
+function serveSiteAndEmbeddings(count: number, word: string, changed: (i: number) => string | undefined = () => undefined): () => number {
+  const links = Array.from({ length: count }, (_, i) => `<a href="/docs/p${i}.html">P${i}</a>`).join(" ");
+  let texts = 0;
+  vi.spyOn(globalThis, "fetch").mockImplementation(async (input: RequestInfo | URL, init?: RequestInit) => {
+    const url = new URL(input instanceof Request ? input.url : String(input));
+    if (url.origin === EMBEDDINGS) {
+      const { input: batch } = JSON.parse(String(init?.body)) as { input: string[] };
+      texts += batch.length;
+      return Response.json({ data: batch.map((text, index) => ({ index, embedding: bagOfWords(text) })) });
+    }
+    if (url.origin !== ORIGIN) throw new TypeError(`fetch failed: ${url.origin} is not the test site`);
+    if (url.pathname === "/robots.txt") return new Response("", { status: 404 });
+    if (url.pathname === "/docs/") return new Response(html("Index", `<p>Index of the ${word} docs.</p>${links}`), { headers: { "content-type": "text/html" } });
+    const page = /^\/docs\/p(\d+)\.html$/.exec(url.pathname);
+    if (!page || Number(page[1]) >= count) return new Response("gone", { status: 404 });
+    const text = changed(Number(page[1])) ?? `Refreshword${word}`;
+    return new Response(html(`Page ${page[1]}`, `<p>${text} text of page ${page[1]}.</p>`), { headers: { "content-type": "text/html" } });
+  });
+  return () => texts;
+}
+
+/** Rows of the test site's pages in `table` (chunks or chunk_vectors). */
+async function countOf(table: "chunks" | "chunk_vectors"): Promise<number> {
+  return (await env.DB.prepare(`SELECT count(*) AS n FROM ${table} WHERE document_name LIKE 'documents/refresh.test/%'`).first<{ n: number }>())?.n ?? 0;
 }
 
 /** Fires the cron, waits for the one instance it started, and returns how it ended. */
@@ -54,6 +91,7 @@ beforeEach(async () => {
     env.DB.prepare("DELETE FROM generations"),
     env.DB.prepare("DELETE FROM site_pages"),
     env.DB.prepare("DELETE FROM chunks WHERE document_name LIKE 'documents/refresh.test/%'"),
+    env.DB.prepare("DELETE FROM chunk_vectors WHERE document_name LIKE 'documents/refresh.test/%'"),
     env.DB.prepare("DELETE FROM documents WHERE base_uri LIKE 'https://refresh.test%'"),
   ]);
 });
@@ -130,6 +168,35 @@ describe("the refresh Workflow", () => {
     const error = (await refreshOnce("errored")) as { message: string };
     expect(error.message).toMatch(/outgrew what a Workflow step may return \(1 MiB\).*--include, --exclude or --max-pages/);
     expect(await getSource(env.DB, "demo")).toMatchObject({ runId: null, lastRun: { outcome: "failed" } });
+  });
+
+  it("with hybrid retrieval on, gives every published chunk its vector, and the next run only the changed ones", async () => {
+    // The instance reads the same env as the test (one isolate): hybrid retrieval with an OpenAI-style embeddings server, answered by the fetch mock.
+    const vars = env as unknown as Record<string, string>;
+    const saved = { EMBEDDINGS: vars.EMBEDDINGS, EMBEDDINGS_URL: vars.EMBEDDINGS_URL, EMBEDDINGS_MODEL: vars.EMBEDDINGS_MODEL };
+    Object.assign(vars, { EMBEDDINGS: "http", EMBEDDINGS_URL: `${EMBEDDINGS}/v1`, EMBEDDINGS_MODEL: "bag-of-words-64" });
+    try {
+      await addSource(env.DB, { name: "demo", kind: "site", url: `${ORIGIN}/docs/`, options: { prune: true }, every: 3600 }, Date.now());
+      let embedded = serveSiteAndEmbeddings(PAGE_REQUESTS_PER_STEP + 5, "one");
+      expect(await refreshOnce("complete")).toMatchObject({ added: PAGE_REQUESTS_PER_STEP + 6 });
+      const chunks = await countOf("chunks");
+      expect(chunks).toBeGreaterThan(PAGE_REQUESTS_PER_STEP);
+      expect(embedded()).toBe(chunks);
+      expect(await countOf("chunk_vectors")).toBe(chunks);
+      // What the run stored is what the chunks say now: an embedder of the same model has nothing left to do.
+      const same = new BagEmbedder({ model: "http:bag-of-words-64" });
+      expect(await embedAllStoredPages(env.DB, { embedder: same, index: (db) => d1VectorIndex(db) }, `${ORIGIN}/docs`)).toMatchObject({ embedded: 0, removed: 0 });
+
+      // Page 3 changes and the last page is gone (so the index lists one link fewer): only the two changed pages' chunks are embedded, the gone page's vector deleted.
+      vi.restoreAllMocks();
+      embedded = serveSiteAndEmbeddings(PAGE_REQUESTS_PER_STEP + 4, "one", (i) => (i === 3 ? "Refreshwordtwo" : undefined));
+      await makeDue();
+      expect(await refreshOnce("complete")).toMatchObject({ updated: 2, removed: 1 });
+      expect(embedded()).toBe(2);
+      expect(await countOf("chunk_vectors")).toBe(await countOf("chunks"));
+    } finally {
+      Object.assign(vars, saved);
+    }
   });
 
   it("never starts a second run of a source whose run is still going", async () => {
