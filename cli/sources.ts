@@ -105,7 +105,8 @@ async function read(source: Source, db: D1Database, embeddings: SemanticSearch |
   const connect: Connect = (work) => work(db, embeddings);
   const options = source.options;
   if (source.kind === "site") {
-    const result = await embedSiteRun(db, await ingestSite(db, siteIngestOptions(source, globalThis.fetch, userAgent())), embeddings);
+    // As the Workflow does: a site failing more than 1 page in 10 publishes nothing.
+    const result = await embedSiteRun(db, await ingestSite(db, { ...siteIngestOptions(source, globalThis.fetch, userAgent()), refuseFailingSite: true }), embeddings);
     console.error(result.embedding ? `${describeSync(result)}, ${describeEmbedding(result.embedding)}` : describeSync(result));
     return result;
   }

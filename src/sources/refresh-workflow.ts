@@ -30,7 +30,7 @@
  */
 import { WorkflowEntrypoint, type WorkflowEvent, type WorkflowStep, type WorkflowStepConfig } from "cloudflare:workers";
 import { AbandonedRunError, abandonGeneration, beginGeneration, publishGeneration, publishedCounts } from "../documents/ingest/generations.ts";
-import { beginSiteRun, crawlSitePiece, publishSiteRun, type SiteRunState } from "../documents/ingest/readers/site/ingest.ts";
+import { beginSiteRun, crawlSitePiece, publishSiteRun, refuseFailingSite, type SiteRunState } from "../documents/ingest/readers/site/ingest.ts";
 import { embedStoredPages, type EmbeddingPiece } from "../documents/ingest/embed-chunks.ts";
 import { semanticSearchFor } from "../embeddings/semantic-search.ts";
 import { baseUriOfSource, prunes, siteIngestOptions, siteOfSource, stageWholeSource } from "./read-source.ts";
@@ -43,13 +43,6 @@ export interface RefreshParams {
 
 /** Page requests one crawl step may start: with robots.txt, sitemaps and D1 batches, within 50 subrequests. */
 export const PAGE_REQUESTS_PER_STEP = 20;
-
-/**
- * A site whose failures pass this share of the pages asked for is taken as
- * down: the run fails and the previous pages stay served, rather than a run
- * that kept old text for half the site being reported a success.
- */
-export const FAILING_SITE_SHARE = 0.1;
 
 /** Every step: retried three times, 10 s, 20 s, 40 s apart; a step stuck for 10 minutes is retried too. */
 const STEP: WorkflowStepConfig = { retries: { limit: 3, delay: "10 seconds", backoff: "exponential" }, timeout: "10 minutes" };
@@ -183,14 +176,4 @@ async function settle<T>(work: () => Promise<T>): Promise<Settled<T>> {
 function unwrap<T>(settled: Settled<T>): T {
   if ("failed" in settled) throw new Error(settled.failed);
   return settled.ok;
-}
-
-/** Fails a run that found the site failing (FAILING_SITE_SHARE), naming the first failures. */
-function refuseFailingSite(state: SiteRunState): void {
-  const asked = state.fetched + state.notModified + state.failed;
-  if (state.failed === 0 || state.failed <= FAILING_SITE_SHARE * asked) return;
-  const first = state.firstFailed.map((skip) => `${skip.url}: ${skip.reason}`).join("; ");
-  throw new Error(
-    `the site failed to serve ${state.failed} of the ${asked} pages asked for (${first}); nothing was published and the previous pages are still served; the next run tries again`,
-  );
 }

@@ -305,6 +305,24 @@ describe("ingesting a site into D1", () => {
     expect(third).toMatchObject({ updated: ["documents/docs.example.org/docs/guide"], removed: ["documents/docs.example.org/docs/old"], notModified: 1 });
   });
 
+  it("an unattended run (refuseFailingSite) publishes nothing from a site failing more than 1 page in 10; a person's run publishes what it read", async () => {
+    const failing = (down: boolean): Record<string, Page> => ({
+      "/docs/": { body: html("Home", `<p>Welcome.</p>${Array.from({ length: 6 }, (_, i) => `<a href="p${i}">P${i}</a>`).join("")}`) },
+      ...Object.fromEntries(
+        Array.from({ length: 6 }, (_, i) => [`/docs/p${i}`, { body: down && i >= 3 ? () => new Response("down", { status: 503 }) : html(`P${i}`, `<p>Page ${i}${down ? " again" : ""}.</p>`) }]),
+      ),
+    });
+    const options = { start: "https://failing.test/docs/", prune: true, userAgent: UA };
+    await ingestSite(env.DB, { ...options, fetch: site("https://failing.test", failing(false)).fetch });
+    await expect(ingestSite(env.DB, { ...options, refuseFailingSite: true, fetch: site("https://failing.test", failing(true)).fetch })).rejects.toThrow(
+      /^the site failed to serve 3 of the 7 pages asked for \(https:\/\/failing\.test\/docs\/p3: HTTP 503.*nothing was published and the previous pages are still served/,
+    );
+    const p0 = "documents/failing.test/docs/p0";
+    expect((await findDocuments(env.DB, [p0])).get(p0)?.content).toBe("# P0\n\nPage 0.");
+    const manual = await ingestSite(env.DB, { ...options, fetch: site("https://failing.test", failing(true)).fetch });
+    expect(manual.updated).toContain(p0);
+  });
+
   it("writes nothing and says why when no page could be read", async () => {
     const fetcher = (async () => new Response("gone", { status: 404 })) as unknown as typeof fetch;
     await expect(ingestSite(env.DB, { start: "https://empty.test/", prune: true, userAgent: UA, fetch: fetcher })).rejects.toThrow(

@@ -24,7 +24,30 @@ export interface SiteIngestOptions extends Pick<CrawlOptions, "start" | "fetch" 
   /** `--version` / `--current`: the crawled pages are this version of their data source (src/documents/versions.ts). */
   version?: SiteVersion;
   prune: boolean;
+  /**
+   * An unattended run (a source's refresh) publishes nothing when the site
+   * fails more than FAILING_SITE_SHARE of the pages asked for; a person
+   * running `npm run ingest -- site` reads the failures in the report instead.
+   */
+  refuseFailingSite?: boolean;
   onWriteProgress?: (progress: WriteProgress) => void;
+}
+
+/**
+ * A site whose failures pass this share of the pages asked for is taken as
+ * down: the run fails and the previous pages stay served, rather than a run
+ * that kept old text for half the site being reported a success.
+ */
+export const FAILING_SITE_SHARE = 0.1;
+
+/** Throws, naming the first failures, when the run found the site failing (FAILING_SITE_SHARE). */
+export function refuseFailingSite(state: SiteRunState): void {
+  const asked = state.fetched + state.notModified + state.failed;
+  if (state.failed === 0 || state.failed <= FAILING_SITE_SHARE * asked) return;
+  const first = state.firstFailed.map((skip) => `${skip.url}: ${skip.reason}`).join("; ");
+  throw new Error(
+    `the site failed to serve ${state.failed} of the ${asked} pages asked for (${first}); nothing was published and the previous pages are still served; the next run tries again`,
+  );
 }
 
 /** What a site ingestion did. */
@@ -55,6 +78,7 @@ export async function ingestSite(db: D1Database, options: SiteIngestOptions): Pr
   const site = await beginSiteRun(db, runId, options);
   try {
     const piece = await crawlSitePiece(db, runId, options);
+    if (options.refuseFailingSite) refuseFailingSite(piece.state);
     const report = await publishSiteRun(db, runId, options, piece.state);
     return {
       ...report,
