@@ -26,7 +26,6 @@ export function refuseDefaultCorpusBase(site: Site): void {
   }
 }
 
-/** What a docs ingestion did, and the pages it skipped with the reason. */
 /**
  * How a reader that fetches before it writes reaches the database: only
  * once its pages are read, with the hybrid retrieval to embed them with
@@ -34,6 +33,7 @@ export function refuseDefaultCorpusBase(site: Site): void {
  */
 export type Connect = <T>(work: (db: D1Database, embeddings: SemanticSearch | undefined) => Promise<T>) => Promise<T>;
 
+/** What a docs ingestion did, and the pages it skipped with the reason. */
 export interface DocsIngestResult extends SyncReport {
   skipped: PreparedSite["skipped"];
   /** Per page (by path), the site markup that was stripped; pages with none are absent. */
