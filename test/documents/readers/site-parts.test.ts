@@ -165,4 +165,10 @@ describe("HTML to Markdown: what a reader does not see", () => {
     const bare = htmlToPage(`<body><nav>Menu</nav><p>Body text</p><footer>f</footer></body>`, { url: "https://x.dev/" });
     expect(bare.markdown).toBe("Body text");
   });
+
+  it("reads struck-out text (<del>, <s>) as GFM strikethrough instead of failing the page", () => {
+    // SQLite's pages use <del>: before, mdast-util-to-markdown threw "unknown node `delete`" and the whole crawl stopped.
+    const struck = htmlToPage(`<main><p>Use <del>old()</del> <s>older()</s> new().</p></main>`, { url: "https://x.dev/" });
+    expect(struck.markdown).toBe("Use ~~old()~~ ~~older()~~ new().");
+  });
 });

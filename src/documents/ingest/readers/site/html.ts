@@ -11,6 +11,7 @@ import { select, selectAll } from "hast-util-select";
 import { toMdast, type Handle, type State } from "hast-util-to-mdast";
 import { toText } from "hast-util-to-text";
 import type { Code, Heading, Nodes as MdastNodes } from "mdast";
+import { gfmStrikethroughToMarkdown } from "mdast-util-gfm-strikethrough";
 import { gfmTableToMarkdown } from "mdast-util-gfm-table";
 import { toMarkdown } from "mdast-util-to-markdown";
 
@@ -321,7 +322,7 @@ function toMarkdownText(content: Element): string {
     return code;
   };
   const mdast = toMdast(content, { handlers }) as MdastNodes;
-  return toMarkdown(mdast, { extensions: [gfmTableToMarkdown({ tablePipeAlign: false })], fences: true, bullet: "-", emphasis: "_", rule: "-" })
+  return toMarkdown(mdast, { extensions: [gfmTableToMarkdown({ tablePipeAlign: false }), gfmStrikethroughToMarkdown()], fences: true, bullet: "-", emphasis: "_", rule: "-" })
     .replace(/\n{3,}/g, "\n\n")
     .trim();
 }
