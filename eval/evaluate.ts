@@ -1,5 +1,5 @@
 // Runs a question set through the real tools and the plain baseline, and scores both.
-import { NO_GROUNDED_ANSWER, type AnswerWeights } from "../src/documents/answer/answer-query.ts";
+import { NO_GROUNDED_ANSWER, type Answer, type AnswerWeights } from "../src/documents/answer/answer-query.ts";
 import { ReadConsistency } from "../src/d1/sessions.ts";
 import { answerQueryTool } from "../src/tools/answer-query.ts";
 import { searchDocumentsTool } from "../src/tools/search-documents.ts";
@@ -21,6 +21,11 @@ export interface QuestionOutcome {
   answer?: {
     answered: boolean;
     referenceHit: boolean;
+    /** The page the answer's first sentence is cited from ("" when declined). */
+    lead: string;
+    leadHit: boolean;
+    /** The answer's length in characters. */
+    length: number;
     factFound: boolean | null;
     /** A reference is a page of a site the question is not about (see askedSites). */
     citesOtherSite: boolean;
@@ -77,9 +82,13 @@ export async function evaluate(env: Env, questions: readonly Question[], options
     };
     if (options.answers !== false) {
       const { structured } = await answerQueryTool.run(env, { query: question.query }, context());
+      const lead = leadPage(structured);
       outcome.answer = {
-        answered: structured.answerText !== NO_GROUNDED_ANSWER,
-        referenceHit: structured.references.some((name) => question.relevant.includes(name)),
+        answered: !structured.answerText.startsWith(NO_GROUNDED_ANSWER),
+        referenceHit: structured.references.some((name) => isRelevant(name, question)),
+        lead,
+        leadHit: isRelevant(lead, question),
+        length: structured.answerText.length,
         factFound: question.fact ? containsFact(structured.answerText, question.fact) : null,
         citesOtherSite: structured.references.some(otherSite),
         text: structured.answerText,
@@ -104,8 +113,29 @@ export async function evaluate(env: Env, questions: readonly Question[], options
 }
 
 function firstRelevant(ranked: readonly string[], question: Question): number {
-  const index = ranked.slice(0, DEPTH).findIndex((name) => question.relevant.includes(name));
+  const index = ranked.slice(0, DEPTH).findIndex((name) => isRelevant(name, question));
   return index + 1;
+}
+
+/**
+ * A page as a question file names it, whatever the reader makes of a
+ * folder's index or an .html suffix: "…/guide/index.html", "…/guide/",
+ * "…/guide.html" and "…/guide" are the same page.
+ */
+export function samePageKey(name: string): string {
+  return name.replace(/\/index\.html?$/i, "").replace(/\.html?$/i, "").replace(/\/+$/, "");
+}
+
+function isRelevant(name: string, question: Pick<Question, "relevant">): boolean {
+  const key = samePageKey(name);
+  return name !== "" && question.relevant.some((relevant) => samePageKey(relevant) === key);
+}
+
+/** The page the answer's first cited span comes from; "" when nothing is cited. */
+function leadPage(answer: Pick<Answer, "references" | "citations">): string {
+  const first = [...answer.citations].sort((a, b) => a.startIndex - b.startIndex)[0];
+  const index = first?.sources[0]?.referenceIndex;
+  return index === undefined ? "" : (answer.references[index] ?? "");
 }
 
 /** Text compared as a reader sees it: case, Markdown emphasis and code marks, and spacing do not matter. */
@@ -117,9 +147,22 @@ function normalise(text: string): string {
     .trim();
 }
 
-/** Whether `text` holds the question's fact, as the harness checks answers. */
+/**
+ * Whether `text` holds the question's fact, as the harness checks answers: as
+ * whole words (the fact "ON CONFLICT" is not found in "ON CONFLICTS").
+ */
 export function containsFact(text: string, fact: string): boolean {
-  return normalise(text).includes(normalise(fact));
+  const haystack = normalise(text);
+  const needle = normalise(fact);
+  const wordChar = /[\p{L}\p{N}]/u;
+  for (let at = haystack.indexOf(needle); at !== -1; at = haystack.indexOf(needle, at + 1)) {
+    const before = haystack[at - 1];
+    const after = haystack[at + needle.length];
+    const startsWord = !wordChar.test(needle[0] ?? "") || before === undefined || !wordChar.test(before);
+    const endsWord = !wordChar.test(needle[needle.length - 1] ?? "") || after === undefined || !wordChar.test(after);
+    if (startsWord && endsWord) return true;
+  }
+  return false;
 }
 
 /** The figures of one group of questions, for one system. */
@@ -137,6 +180,15 @@ export interface Figures {
   factQuestions: number;
   /** Unanswerable questions: share declined ("No grounded answer"). */
   declined?: number;
+  /** Answered questions whose answer's first sentence comes from a right page. */
+  leadHit?: number;
+  /** Of the questions whose top search result is a right page, the share whose answer leads from a right page. */
+  leadHitWhenTopRight?: number;
+  topRightQuestions: number;
+  /** The median length of the answers given, in characters. */
+  medianLength?: number;
+  /** Answerable questions the answerer declined: the worse failure. */
+  declinedAnswerable?: number;
   /** Answerable questions whose first result is a page of a site the question is not about. */
   firstFromOtherSite: number;
   /** Answered questions whose references include a page of a site the question is not about (Almanac only). */
@@ -159,16 +211,31 @@ export function figuresOf(outcomes: readonly QuestionOutcome[]): Figures {
     factQuestions: withFact.length,
     factInTopChunk: share(withFact, (outcome) => outcome.factInTopChunk === true),
     firstFromOtherSite: answerable.filter((outcome) => outcome.firstFromOtherSite === true).length,
+    topRightQuestions: 0,
   };
   if (answered.length > 0) {
     figures.factRate = share(withFact, (outcome) => outcome.answer?.factFound === true);
     figures.answered = share(answered, (outcome) => outcome.answer?.answered === true);
     figures.referenceHit = share(answered, (outcome) => outcome.answer?.referenceHit === true);
     figures.citesOtherSite = answered.filter((outcome) => outcome.answer?.answered === true && outcome.answer.citesOtherSite).length;
+    const given = answered.filter((outcome) => outcome.answer?.answered === true);
+    figures.leadHit = share(given, (outcome) => outcome.answer?.leadHit === true);
+    const topRight = answered.filter((outcome) => outcome.firstRelevant === 1);
+    figures.topRightQuestions = topRight.length;
+    figures.leadHitWhenTopRight = share(topRight, (outcome) => outcome.answer?.leadHit === true);
+    figures.declinedAnswerable = answered.length - given.length;
   }
+  const lengths = outcomes.flatMap((outcome) => (outcome.answer?.answered ? [outcome.answer.length] : []));
+  if (lengths.length > 0) figures.medianLength = median(lengths);
   const declinable = unanswerable.filter((outcome) => outcome.answer);
   if (declinable.length > 0) figures.declined = share(declinable, (outcome) => outcome.answer?.answered === false);
   return figures;
+}
+
+function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? (sorted[middle] as number) : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2;
 }
 
 /** Figures grouped the way the report prints them: all, keyword-aligned, the hard kinds, then each kind. */
