@@ -118,8 +118,10 @@ async function ingestCorpus(env: Env, corpus: EvalCorpus, served: ServedSite | u
     exclude: corpus.exclude ?? [],
     limits: corpus.maxPages ? { maxPages: corpus.maxPages } : {},
   });
-  const skipped = result.skipped.filter((skip) => !skip.reason.startsWith("not read:")).length;
-  console.error(`eval: ${labelOf(corpus)}: ${result.fetched} pages read in ${result.requests} requests, ${skipped} skipped${result.stoppedBy ? `, stopped by ${result.stoppedBy}` : ""}`);
+  const reasons = new Map<string, number>();
+  for (const skip of result.skipped) reasons.set(skip.reason, (reasons.get(skip.reason) ?? 0) + 1);
+  const why = [...reasons].sort(([, a], [, b]) => b - a).slice(0, 3).map(([reason, count]) => `${count} ${reason}`).join("; ");
+  console.error(`eval: ${labelOf(corpus)}: ${result.fetched} pages read in ${result.requests} requests; ${result.skipped.length} URLs skipped${why ? ` (${why})` : ""}`);
   return result.added.length;
 }
 

@@ -11,7 +11,7 @@ import { parseArgs } from "node:util";
 import { DEFAULT_CORPUS } from "../src/documents/default-corpus.ts";
 import { runCli } from "../cli/run-cli.ts";
 import { withCorpora } from "./corpora.ts";
-import { evaluate, figuresOf, groupedFigures, type EvaluationRun, type Figures, type QuestionOutcome } from "./evaluate.ts";
+import { evaluate, figuresOf, groupedFigures, samePageKey, type EvaluationRun, type Figures, type QuestionOutcome } from "./evaluate.ts";
 import { pageQuality, TEMPLATE_SHARE, type PageQuality } from "./page-quality.ts";
 import { HALVES, parseQuestionSet, type EvalCorpus, type Half, type QuestionSet } from "./questions.ts";
 import { compareHybrid, hybridVars, percentile, type HybridComparison } from "./hybrid.ts";
@@ -102,6 +102,7 @@ async function main(argv: string[]): Promise<void> {
       corporaOf(set),
       async (env, context) => ({
         labels: context.labels,
+        missing: await pagesNotHeld(env, questions),
         run: await evaluate(env, questions, { answers: !values["no-answers"] }),
         pages: values.pages ? await pageQuality(env, context) : undefined,
       }),
@@ -110,6 +111,8 @@ async function main(argv: string[]): Promise<void> {
     const fileRun: FileRun = { label: basename(file, ".json"), description: set.description, run: measured.run, pages: measured.pages, seconds: (performance.now() - started) / 1000 };
     runs.push(fileRun);
     console.error(`eval: ${file}: ${questions.length} questions${splitNote(set, half)} in ${fileRun.seconds.toFixed(0)} s`);
+    // A right page the corpus does not hold is a question no system can get right: the file or the crawl is wrong.
+    for (const { id, names } of measured.missing) console.error(`eval: ${file}: ${id} names pages the corpus does not hold: ${names.join(", ")}`);
     if (sets.length === 1) {
       console.log(`eval: ${file} over ${measured.labels.join(", ")}${splitNote(set, half)}`);
       console.log("");
@@ -128,6 +131,15 @@ async function main(argv: string[]): Promise<void> {
   const all: EvaluationRun = { almanac: runs.flatMap((run) => run.run.almanac), baseline: runs.flatMap((run) => run.run.baseline) };
   if (values.misses) printMisses(all);
   if (values.out) await writeFile(values.out, `${JSON.stringify(sets.length === 1 ? all : runs, null, 2)}\n`);
+}
+
+/** Per question, the right pages it names that the database does not hold. */
+async function pagesNotHeld(env: Env, questions: QuestionSet["questions"]): Promise<{ id: string; names: string[] }[]> {
+  const { results } = await env.DB.prepare("SELECT name FROM documents").all<{ name: string }>();
+  const held = new Set(results.map((row) => samePageKey(row.name)));
+  return questions
+    .map((question) => ({ id: question.id, names: question.relevant.filter((name) => !held.has(samePageKey(name))) }))
+    .filter((question) => question.names.length > 0);
 }
 
 /** The questions of the half asked for; a split file without --half measures its tuning half. */
