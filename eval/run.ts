@@ -123,7 +123,8 @@ async function main(argv: string[]): Promise<void> {
     }
   }
   if (sets.length > 1) {
-    console.log(`eval: ${sets.length} sites, ${half ?? "every"} half, in ${runs.reduce((sum, run) => sum + run.seconds, 0).toFixed(0)} s`);
+    const split = sets.some(({ set }) => set.questions.some((question) => question.half !== undefined));
+    console.log(`eval: ${sets.length} sites, ${split ? `${half ?? "tune"} half` : "every question"}, in ${runs.reduce((sum, run) => sum + run.seconds, 0).toFixed(0)} s`);
     console.log("");
     printSites(runs);
     if (values.pages) printPages(runs);
