@@ -64,6 +64,11 @@ describe("chunking", () => {
     expect(chunks[2]?.content).toBe("Async > Futures > Errors\n\nE text.");
   });
 
+  it("names the page's title once when its first heading repeats it", () => {
+    const chunks = chunkDocument("8.14. JSON Types", "## 8.14. JSON Types\n\nIntro.\n\n### 8.14.6. Transforms\n\nT text.");
+    expect(chunks.map((chunk) => chunk.content.split("\n")[0])).toEqual(["8.14. JSON Types", "8.14. JSON Types > 8.14.6. Transforms"]);
+  });
+
   it("never cuts a code block and never treats # inside code as a heading", () => {
     const code = "```sh\n# not a heading\n\necho hi\n```";
     const chunks = chunkDocument("T", `## Run\n\n${code}`);

@@ -52,7 +52,10 @@ export function chunkDocument(title: string, body: string): Chunk[] {
   const chunks: Chunk[] = [];
   for (const section of sections) {
     const heading = section.headingPath.join(" > ");
-    const prefix = [title, ...section.headingPath].join(" > ");
+    // A page whose first heading is its title ("8.14. JSON Types" twice) names it once.
+    const [first, ...rest] = section.headingPath;
+    const path = first !== undefined && squash(first) === squash(title) ? rest : section.headingPath;
+    const prefix = [title, ...path].join(" > ");
     splitSection(section).forEach((part, index) => {
       chunks.push({
         id: index === 0 ? section.anchor : uniqueAnchor(`${section.anchor}-part-${index + 1}`, anchors),
@@ -86,4 +89,8 @@ function splitSection(section: Section): string[] {
   }
   if (part) parts.push(part);
   return parts;
+}
+
+function squash(text: string): string {
+  return text.replace(/\s+/g, " ").trim().toLowerCase();
 }

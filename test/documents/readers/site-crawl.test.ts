@@ -323,6 +323,23 @@ describe("ingesting a site into D1", () => {
     expect(manual.updated).toContain(p0);
   });
 
+  it("stores a folder's index page once, under the folder's name without a trailing slash", async () => {
+    const { fetch } = site("https://one-name.test", {
+      "/": { body: html("Home", `<p>Welcome home.</p><a href="index.html">Home again</a> <a href="guide/">Guide</a>`) },
+      "/index.html": { body: html("Home", `<p>Welcome home.</p><a href="guide/index.html">Guide</a>`) },
+      "/guide/": { body: html("Guide", `<p>The guide.</p>`) },
+      "/guide/index.html": { body: html("Guide", `<p>The guide.</p>`) },
+    });
+    const result = await ingestSite(env.DB, { start: "https://one-name.test/", prune: true, userAgent: UA, fetch });
+    expect(result.added.sort()).toEqual(["documents/one-name.test", "documents/one-name.test/guide"]);
+    expect(result.skipped).toEqual(
+      expect.arrayContaining([
+        { url: "https://one-name.test/index.html", reason: "the same page as https://one-name.test/ (both are https://one-name.test)" },
+        { url: "https://one-name.test/guide/index.html", reason: "the same page as https://one-name.test/guide/ (both are https://one-name.test/guide)" },
+      ]),
+    );
+  });
+
   it("writes nothing and says why when no page could be read", async () => {
     const fetcher = (async () => new Response("gone", { status: 404 })) as unknown as typeof fetch;
     await expect(ingestSite(env.DB, { start: "https://empty.test/", prune: true, userAgent: UA, fetch: fetcher })).rejects.toThrow(

@@ -159,6 +159,28 @@ describe("HTML to Markdown: what a reader does not see", () => {
     expect(page.markdown).toContain("```ts\nconst a = 1;\n\n  indented();\n```");
   });
 
+  it("anchors a heading by the nearest element it opens, however deep (DocBook's div.sect1 around div.titlepage)", () => {
+    const docbook = htmlToPage(
+      `<body><div class="chapter" id="DATATYPE"><div class="titlepage"><div><div><h1 class="title">8. Data Types</h1></div></div></div>
+       <p>Intro.</p><div class="sect1" id="DATATYPE-JSON"><div class="titlepage"><div><div><h2 class="title">8.14. JSON Types</h2></div></div></div>
+       <p>JSON text.</p><div class="sect2" id="JSON-KEYS"><div class="titlepage"><div><div><h3 class="title">8.14.1. Keys</h3></div></div></div><p>Keys.</p></div>
+       <div class="sect2"><div class="titlepage"><h3 class="title">8.14.2. Unnamed</h3></div><p>No id here.</p></div></div></div></body>`,
+      { url: "https://x.dev/datatype.html" },
+    );
+    expect(docbook.markdown).toContain("# 8. Data Types {#DATATYPE}");
+    expect(docbook.markdown).toContain("## 8.14. JSON Types {#DATATYPE-JSON}");
+    expect(docbook.markdown).toContain("### 8.14.1. Keys {#JSON-KEYS}");
+    // A wrapper whose first heading is another one's names nothing here.
+    expect(docbook.markdown).toContain("### 8.14.2. Unnamed\n");
+  });
+
+  it("drops links with nothing to read (index-term targets, icon links) instead of printing []()", () => {
+    const terms = htmlToPage(`<main><p><a class="indexterm" name="idx-1"></a>Use <a href="/a">a link</a> and <a href="/b"><i class="icon"></i></a><a href="/c"><img src="/c.png" alt="C"></a>.</p></main>`, {
+      url: "https://x.dev/",
+    });
+    expect(terms.markdown).toBe("Use [a link](https://x.dev/a) and [![C](https://x.dev/c.png)](https://x.dev/c).");
+  });
+
   it("uses --content-selector before main, and the body without chrome when nothing matches", () => {
     const custom = htmlToPage(`<body><div class="doc"><p>Only this</p></div><main><p>Not this</p></main></body>`, { url: "https://x.dev/", contentSelector: ".doc" });
     expect(custom.markdown).toBe("Only this");

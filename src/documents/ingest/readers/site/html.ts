@@ -168,18 +168,26 @@ export function isHidden(element: Element): boolean {
   return typeof style === "string" && /(?:^|;)\s*(?:display\s*:\s*none|visibility\s*:\s*hidden)\s*(?:!important)?\s*(?:;|$)/i.test(style);
 }
 
-/** Removes chrome and hidden elements, and comments, from the content in place. */
+/** Removes chrome and hidden elements, empty links, and comments, from the content in place. */
 function prune(content: Element): void {
   const walk = (node: Element): void => {
     node.children = node.children.filter((child) => {
       if (child.type === "comment") return false;
       if (child.type !== "element") return true;
-      if (isHidden(child) || isChrome(child)) return false;
+      if (isHidden(child) || isChrome(child) || isEmptyLink(child)) return false;
       walk(child);
       return true;
     });
   };
   walk(content);
+}
+
+/**
+ * A link with nothing to read or see: an index term's target (`<a class="indexterm" name="…"></a>`)
+ * or an icon font's. It would print as `[]()`; headings took their anchors from such links already.
+ */
+function isEmptyLink(element: Element): boolean {
+  return element.tagName === "a" && toText(element).trim() === "" && !select("img", element);
 }
 
 const HEADING = /^h[1-6]$/;
@@ -189,20 +197,26 @@ const ANCHOR = /^[\w.:-]+$/;
 /**
  * Gives each heading the id the site links to, as a `data-anchor` the
  * Markdown handler writes as `{#id}`: the heading's own id, else its
- * permalink's fragment (Sphinx's `a.headerlink`), else the id of the
- * `<section>` it opens, else an empty `<span id>` just before it. Sphinx API
- * entries (`<dl class="py function"><dt class="sig" id="sorted">`) become
- * headings one level below the heading before them, so each function is a
- * section of its own that search results link to.
+ * permalink's fragment (Sphinx's `a.headerlink`), else the id of the nearest
+ * element it opens (Sphinx's `<section>`, DocBook's `div.sect1` three levels
+ * above its `h2`: any ancestor whose first heading it is), else an empty
+ * `<span id>` just before it. Sphinx API entries (`<dl class="py function"><dt
+ * class="sig" id="sorted">`) become headings one level below the heading
+ * before them, so each function is a section of its own that search results link to.
  */
 function anchorHeadings(content: Element): void {
   let level = 1;
+  // The elements being walked, outermost first, each with whether a heading was already met inside it.
+  const open: { element: Element; headed: boolean }[] = [];
   const walk = (node: Element): void => {
+    open.push({ element: node, headed: false });
     for (const [index, child] of node.children.entries()) {
       if (child.type !== "element") continue;
       if (HEADING.test(child.tagName)) {
         level = Number(child.tagName[1]);
-        const id = headingId(node, child, index);
+        const opened = open.filter((entry) => !entry.headed).map((entry) => entry.element);
+        for (const entry of open) entry.headed = true;
+        const id = headingId(node, child, index, opened.reverse());
         if (id) child.properties.dataAnchor = id;
         continue;
       }
@@ -212,6 +226,7 @@ function anchorHeadings(content: Element): void {
       }
       walk(child);
     }
+    open.pop();
   };
   const apiEntries = (dl: Element, parentLevel: number): void => {
     const depth = Math.min(parentLevel + 1, 6);
@@ -238,15 +253,15 @@ function isApiEntry(dt: Element): boolean {
   return dt.tagName === "dt" && typeof dt.properties.id === "string" && Array.isArray(classes) && classes.includes("sig");
 }
 
-function headingId(parent: Element, heading: Element, index: number): string | undefined {
+/** The heading's id (see anchorHeadings); `opened` are the elements it is the first heading of, nearest first. */
+function headingId(parent: Element, heading: Element, index: number, opened: readonly Element[]): string | undefined {
   const siblings = parent.children;
   // An empty anchor inside the heading (`<h2><span id="setup"></span>Set up</h2>`) names it as well as its own id.
   const inner = selectAll("[id], a[name]", heading).find((element) => element.children.length === 0);
   const candidates: unknown[] = [heading.properties.id, inner?.properties.id ?? inner?.properties.name];
   const permalink = select("a[href^='#']", heading)?.properties.href;
   if (typeof permalink === "string") candidates.push(decodeFragment(permalink.slice(1)));
-  const firstHeading = siblings.find((sibling) => sibling.type === "element" && HEADING.test(sibling.tagName));
-  if (firstHeading === heading && (parent.tagName === "section" || parent.tagName === "div")) candidates.push(parent.properties.id);
+  candidates.push(...opened.map((element) => element.properties.id));
   const before = siblings.slice(0, index).reverse().find((sibling) => sibling.type === "element" || (sibling.type === "text" && sibling.value.trim() !== ""));
   if (before?.type === "element" && (before.tagName === "span" || before.tagName === "a") && before.children.length === 0) candidates.push(before.properties.id ?? before.properties.name);
   return candidates.find((id): id is string => typeof id === "string" && ANCHOR.test(id));

@@ -14,7 +14,7 @@ import { abandonGeneration, beginGeneration, publishGeneration, stagePages, type
 import { refuseVersionConflicts, type SiteVersion } from "../../../versions.ts";
 import type { SyncReport } from "../../../../sync-report.ts";
 import { crawlSite, type CrawlOptions, type CrawlResult, type CrawlState, type PageValidator, type SkippedUrl } from "./crawl.ts";
-import { inScope, pageKey, publicUrlFor, scopeOf } from "./scope.ts";
+import { inScope, pageKey, publicUrlFor, publishedUrl, scopeOf } from "./scope.ts";
 
 /** What to crawl and how: the crawl's own options (`start`'s origin and folder are its scope), and where its pages go. */
 export interface SiteIngestOptions extends Pick<CrawlOptions, "start" | "fetch" | "userAgent" | "include" | "exclude" | "contentSelector" | "limits" | "onProgress"> {
@@ -197,11 +197,11 @@ export async function crawlSitePiece(db: D1Database, runId: string, options: Sit
       if (canonical && inScope(scope, canonical)) key = canonical;
       else notes.push({ url: crawled.url, note: `canonical ${page.canonical} ignored: not under ${scope.origin}${scope.prefix}` });
     }
-    const uri = publicUrl(key);
+    const uri = publishedUrl(publicUrl(key));
     const name = documentNameForUri(uri);
     const first = urlOfName.get(name);
     if (first) {
-      skipped.push({ url: crawled.url, reason: `the same page as ${first} (${key === crawled.url ? "same address" : "its canonical link"})` });
+      skipped.push({ url: crawled.url, reason: `the same page as ${first} (${key === crawled.url ? `both are ${uri}` : "its canonical link"})` });
       continue;
     }
     const frontMatter = JSON.stringify({ ...(page.title ? { title: page.title } : {}), ...(page.description ? { description: page.description } : {}) });

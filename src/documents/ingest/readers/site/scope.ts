@@ -46,6 +46,17 @@ export function pageKey(url: string): string {
 }
 
 /**
+ * The URL a page is published under: a folder's index page is the folder
+ * (`/guide/index.html` and `/guide/` are one page), without the trailing
+ * slash the document name rule forbids.
+ *
+ * @example publishedUrl("https://x.dev/docs/index.html") // "https://x.dev/docs"
+ */
+export function publishedUrl(url: string): string {
+  return url.replace(/\/index\.html?$/i, "/").replace(/(?<=[^/])\/+$/, "");
+}
+
+/**
  * Maps a crawled URL onto the public one: the scope's origin and prefix
  * become `baseUri`. Identity when no base URI is given.
  *
