@@ -181,6 +181,18 @@ describe("HTML to Markdown: what a reader does not see", () => {
     expect(terms.markdown).toBe("Use [a link](https://x.dev/a) and [![C](https://x.dev/c.png)](https://x.dev/c).");
   });
 
+  it("keeps a table a table when its cells hold paragraphs, code or lists: the blocks joined with <br>", () => {
+    const functions = htmlToPage(
+      `<main><table><thead><tr><th><p>Function</p><p>Description</p></th><th>Example</th></tr></thead><tbody><tr>
+       <td><p><code>generate_series</code> ( <code>start</code> integer ) → <code>setof integer</code></p><p>Generates a series.</p><pre>select 1;\nselect 2;</pre></td>
+       <td><ul><li>one</li><li>two</li></ul></td></tr></tbody></table></main>`,
+      { url: "https://x.dev/" },
+    );
+    expect(functions.markdown).toBe(
+      "| Function<br>Description | Example |\n| - | - |\n| `generate_series` ( `start` integer ) → `setof integer`<br>Generates a series.<br>`select 1; select 2;` | one<br>two |",
+    );
+  });
+
   it("uses --content-selector before main, and the body without chrome when nothing matches", () => {
     const custom = htmlToPage(`<body><div class="doc"><p>Only this</p></div><main><p>Not this</p></main></body>`, { url: "https://x.dev/", contentSelector: ".doc" });
     expect(custom.markdown).toBe("Only this");

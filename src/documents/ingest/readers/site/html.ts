@@ -5,10 +5,10 @@
  * byte for byte with its language, tables as GFM tables, links absolute.
  * Pure functions on strings: they run in a Worker as in the CLI.
  */
-import type { Element, Parents, Root } from "hast";
+import type { Element, ElementContent, Parents, Root } from "hast";
 import { fromHtml } from "hast-util-from-html";
 import { select, selectAll } from "hast-util-select";
-import { toMdast, type Handle, type State } from "hast-util-to-mdast";
+import { defaultHandlers, toMdast, type Handle, type State } from "hast-util-to-mdast";
 import { toText } from "hast-util-to-text";
 import type { Code, Heading, Nodes as MdastNodes } from "mdast";
 import { gfmStrikethroughToMarkdown } from "mdast-util-gfm-strikethrough";
@@ -76,6 +76,7 @@ export function htmlToPage(html: string, options: HtmlPageOptions): HtmlPage {
     anchorHeadings(content);
     markCodeLanguages(content);
     prune(content);
+    flattenTableCells(content);
   }
   // The h1 of the pruned article has no permalink "¶" in its text.
   const h1 = (content && select("h1", content)) ?? select("h1", tree);
@@ -336,10 +337,58 @@ function toMarkdownText(content: Element): string {
     const code: Code = { type: "code", lang, value: toText(node, { whitespace: "pre" }).replace(/\n$/, "") };
     return code;
   };
+  // A break inside a table cell is written as HTML: a Markdown line break would end the row.
+  handlers.br = (state: State, node: Element) => (node.properties.dataCellBreak ? { type: "html", value: "<br>" } : defaultHandlers.br(state, node));
   const mdast = toMdast(content, { handlers }) as MdastNodes;
   return toMarkdown(mdast, { extensions: [gfmTableToMarkdown({ tablePipeAlign: false }), gfmStrikethroughToMarkdown()], fences: true, bullet: "-", emphasis: "_", rule: "-" })
     .replace(/\n{3,}/g, "\n\n")
     .trim();
+}
+
+/** What a table cell may hold that a Markdown table cell cannot: each becomes its inline content, one line. */
+const CELL_BLOCKS = new Set(["p", "div", "pre", "ul", "ol", "li", "dl", "dt", "dd", "blockquote", "section", "figure", "h1", "h2", "h3", "h4", "h5", "h6"]);
+
+/**
+ * Keeps tables readable when their cells hold blocks (a function's
+ * signature, description and example as three paragraphs; a list; code): a
+ * Markdown cell is one line, so the blocks are joined with `<br>` instead of
+ * running together ("FunctionDescription") or breaking the row (a code fence).
+ */
+function flattenTableCells(content: Element): void {
+  for (const cell of selectAll("td, th", content)) cell.children = cellLine(cell.children);
+}
+
+function cellLine(nodes: readonly ElementContent[]): ElementContent[] {
+  const line: ElementContent[] = [];
+  let breakDue = false;
+  const hasText = () => line.some((node) => node.type !== "text" || node.value.trim() !== "");
+  for (const node of nodes) {
+    if (node.type === "element" && CELL_BLOCKS.has(node.tagName)) {
+      const inner = node.tagName === "pre" ? [codeSpan(node)] : cellLine(node.children);
+      if (inner.length === 0) continue;
+      if (hasText()) line.push(cellBreak());
+      line.push(...inner);
+      breakDue = true;
+      continue;
+    }
+    if (node.type === "text" && node.value.trim() === "") {
+      if (!breakDue) line.push(node);
+      continue;
+    }
+    if (breakDue) line.push(cellBreak());
+    breakDue = false;
+    line.push(node);
+  }
+  return line;
+}
+
+/** A code block in a cell, as a code span on one line. */
+function codeSpan(pre: Element): Element {
+  return { type: "element", tagName: "code", properties: {}, children: [{ type: "text", value: toText(pre, { whitespace: "pre" }).replace(/\s*\n\s*/g, " ").trim() }] };
+}
+
+function cellBreak(): Element {
+  return { type: "element", tagName: "br", properties: { dataCellBreak: true }, children: [] };
 }
 
 function childElements(node: Element): Element[] {
