@@ -67,10 +67,11 @@ export function formatSearchResult(query: string, result: SearchResult): string 
 
 /**
  * A link to the chunk's section on the real page: its heading's anchor. The
- * `-part-N` pieces of a long section and the lead ("intro") have no anchor
- * of their own, so they link to the section or the page.
+ * `-part-N` pieces of a long section, headings a site page gives no id
+ * (html.ts anchorUnnamedHeadings) and the lead ("intro") have no anchor of
+ * their own, so they link to the nearest named section before them, or the page.
  */
 export function sectionLink(uri: string, chunkId: string): string {
-  const anchor = chunkId.replace(/-part-\d+$/, "");
+  const anchor = chunkId.replace(/(?:-part-\d+)+$/, "");
   return anchor === "intro" ? uri : `${uri}#${anchor}`;
 }

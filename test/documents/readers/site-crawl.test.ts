@@ -291,7 +291,7 @@ describe("ingesting a site into D1", () => {
     expect(first.added.sort()).toEqual(["documents/docs.example.org/docs", "documents/docs.example.org/docs/guide", "documents/docs.example.org/docs/old"]);
     expect(first.notes).toEqual([{ url: "http://mirror.test/docs/old", note: "canonical https://evil.test/x ignored: not under http://mirror.test/docs/" }]);
     const guide = (await findDocuments(env.DB, ["documents/docs.example.org/docs/guide"])).get("documents/docs.example.org/docs/guide");
-    expect(guide).toMatchObject({ uri: "https://docs.example.org/docs/guide", content: "# Guide\n\n## Set up {#setup}\n\nRun it." });
+    expect(guide).toMatchObject({ uri: "https://docs.example.org/docs/guide", content: "# Guide {#intro-part-2}\n\n## Set up {#setup}\n\nRun it." });
 
     const second = site("http://mirror.test", pages("<h2 id='setup'>Set up</h2><p>Run it.</p>"));
     const again = await ingestSite(env.DB, { ...options, fetch: second.fetch });
@@ -318,7 +318,7 @@ describe("ingesting a site into D1", () => {
       /^the site failed to serve 3 of the 7 pages asked for \(https:\/\/failing\.test\/docs\/p3: HTTP 503.*nothing was published and the previous pages are still served/,
     );
     const p0 = "documents/failing.test/docs/p0";
-    expect((await findDocuments(env.DB, [p0])).get(p0)?.content).toBe("# P0\n\nPage 0.");
+    expect((await findDocuments(env.DB, [p0])).get(p0)?.content).toBe("# P0 {#intro-part-2}\n\nPage 0.");
     const manual = await ingestSite(env.DB, { ...options, fetch: site("https://failing.test", failing(true)).fetch });
     expect(manual.updated).toContain(p0);
   });

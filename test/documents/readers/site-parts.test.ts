@@ -6,6 +6,7 @@ import { parseRobots } from "../../../src/documents/ingest/readers/site/robots.t
 import { globMatcher, inScope, publicUrlFor, scopeOf } from "../../../src/documents/ingest/readers/site/scope.ts";
 import { parseSitemap } from "../../../src/documents/ingest/readers/site/sitemap.ts";
 import { chunkDocument } from "../../../src/documents/ingest/chunk-page.ts";
+import { sectionLink } from "../../../src/tools/search-documents.ts";
 import sortingHtml from "../../fixtures/html/python-howto-sorting.html?raw";
 import tomllibHtml from "../../fixtures/html/python-library-tomllib.html?raw";
 
@@ -154,7 +155,8 @@ describe("HTML to Markdown: what a reader does not see", () => {
   });
 
   it("keeps a header around the article's h1, anchors a heading by the empty span before or in it, and keeps code exactly", () => {
-    expect(page.markdown).toMatch(/^# Guide\n/);
+    // The title heading has no id on the page: it links to the page, before the first named section.
+    expect(page.markdown).toMatch(/^# Guide \{#intro-part-2\}\n/);
     expect(page.markdown).toContain("## Set up {#setup}");
     expect(page.markdown).toContain("```ts\nconst a = 1;\n\n  indented();\n```");
   });
@@ -170,8 +172,16 @@ describe("HTML to Markdown: what a reader does not see", () => {
     expect(docbook.markdown).toContain("# 8. Data Types {#DATATYPE}");
     expect(docbook.markdown).toContain("## 8.14. JSON Types {#DATATYPE-JSON}");
     expect(docbook.markdown).toContain("### 8.14.1. Keys {#JSON-KEYS}");
-    // A wrapper whose first heading is another one's names nothing here.
-    expect(docbook.markdown).toContain("### 8.14.2. Unnamed\n");
+    // A wrapper whose first heading is another one's names nothing here: the heading links to the named section before it.
+    expect(docbook.markdown).toContain("### 8.14.2. Unnamed {#JSON-KEYS-part-2}\n");
+  });
+
+  it("links a chunk only to anchors the page has: an unnamed section and a long section's pieces to the named section before them", () => {
+    const page = htmlToPage(`<main><h1>Guide</h1><p>Lead.</p><h2 id="setup">Set up</h2><p>Steps.</p><h3>Details</h3><p>${"Long text. ".repeat(400)}</p><p>${"More text. ".repeat(400)}</p></main>`, {
+      url: "https://x.dev/guide",
+    });
+    const links = chunkDocument(page.title, page.markdown).map((chunk) => sectionLink("https://x.dev/guide", chunk.id));
+    expect(new Set(links)).toEqual(new Set(["https://x.dev/guide", "https://x.dev/guide#setup"]));
   });
 
   it("drops links with nothing to read (index-term targets, icon links) instead of printing []()", () => {

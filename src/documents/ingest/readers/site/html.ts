@@ -14,6 +14,7 @@ import type { Code, Heading, Nodes as MdastNodes } from "mdast";
 import { gfmStrikethroughToMarkdown } from "mdast-util-gfm-strikethrough";
 import { gfmTableToMarkdown } from "mdast-util-gfm-table";
 import { toMarkdown } from "mdast-util-to-markdown";
+import { LEAD_ANCHOR } from "../../../outline.ts";
 
 /** A page read from its HTML. */
 export interface HtmlPage {
@@ -246,6 +247,30 @@ function anchorHeadings(content: Element): void {
     level = parentLevel;
   };
   walk(content);
+  anchorUnnamedHeadings(content);
+}
+
+/**
+ * A heading the page gives no id gets one that links where a browser can go:
+ * the anchor of the nearest named heading before it (the page itself before
+ * the first) with `-part-N`, the suffix search results drop from a link, as
+ * they do for a long section's further pieces. An invented slug would link
+ * to a fragment the page does not have.
+ */
+function anchorUnnamedHeadings(content: Element): void {
+  const headings = selectAll("h1, h2, h3, h4, h5, h6", content);
+  const used = new Set(headings.flatMap((heading) => (typeof heading.properties.dataAnchor === "string" ? [heading.properties.dataAnchor] : [])));
+  let named = LEAD_ANCHOR;
+  for (const heading of headings) {
+    if (typeof heading.properties.dataAnchor === "string") {
+      named = heading.properties.dataAnchor;
+      continue;
+    }
+    let part = 2;
+    while (used.has(`${named}-part-${part}`)) part += 1;
+    heading.properties.dataAnchor = `${named}-part-${part}`;
+    used.add(heading.properties.dataAnchor);
+  }
 }
 
 /** Sphinx marks an API entry's signature `<dt class="sig …" id="…">`. */
