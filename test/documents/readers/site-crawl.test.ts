@@ -117,6 +117,43 @@ describe("crawling", () => {
     expect(result.pages).toEqual([]);
     expect(result.skipped[0]?.reason).toMatch(/robots\.txt could not be read \(HTTP 503\)/);
   });
+
+  it("reads the first 500 KiB of a longer robots.txt and says so, where it used to block the whole site (issue 39, row 9)", async () => {
+    // 600 KiB: the rules that matter first, filler, a rule cut at 500 KiB right after "Allow: /docs/private/"
+    // (kept, it would allow /docs/private/x), and a rule past the cut.
+    const head = "User-agent: *\nDisallow: /docs/private\n";
+    const fillerLine = "Disallow: /never-linked-page-of-filler\n";
+    const filler = fillerLine.repeat(Math.ceil((500 * 1024) / fillerLine.length)).slice(0, 500 * 1024 - head.length - "\nAllow: /docs/private/".length);
+    const robots = `${head}${filler}\nAllow: /docs/private/only-this-page\nDisallow: /docs/late\n${"#".repeat(100 * 1024)}`;
+    const { fetch } = site("https://big.test", {
+      "/robots.txt": { body: robots, type: "text/plain" },
+      "/docs/": { body: html("Home", `<a href="private/x">P</a><a href="late">L</a>`) },
+      "/docs/late": { body: html("Late", "<p>Past the cut.</p>") },
+    });
+    const result = await crawlSite({ start: "https://big.test/docs/", fetch, userAgent: UA });
+    expect(result.pages.map((page) => page.url)).toEqual(["https://big.test/docs/", "https://big.test/docs/late"]);
+    expect(result.skipped).toEqual(
+      expect.arrayContaining([
+        { url: "https://big.test/robots.txt", reason: "robots.txt is over 500 KB: only its first 500 KB were read, as RFC 9309 allows" },
+        { url: "https://big.test/docs/private/x", reason: "disallowed by robots.txt" },
+      ]),
+    );
+  });
+
+  it("does not follow robots.txt to another host: read as none, and said (issue 39, row 8)", async () => {
+    const { fetch, requests } = site("https://moved.test", {
+      "/robots.txt": { body: () => new Response(null, { status: 301, headers: { location: "https://tracker.test/robots.txt" } }) },
+      "/": { body: html("Home", "<p>Home.</p>") },
+    });
+    const result = await crawlSite({ start: "https://moved.test/", fetch, userAgent: UA });
+    expect(requests.some((request) => request.url.startsWith("https://tracker.test"))).toBe(false);
+    expect(result.pages.map((page) => page.url)).toEqual(["https://moved.test/"]);
+    expect(result.skipped).toContainEqual({
+      url: "https://moved.test/robots.txt",
+      reason: "robots.txt ignored: it redirects to another host (https://tracker.test/robots.txt); not followed, so read as no robots.txt",
+    });
+    expect(result.state.robots).toEqual({ ignored: "it redirects to another host (https://tracker.test/robots.txt); not followed, so read as no robots.txt" });
+  });
 });
 
 /** A crawl in calls of `budget` page requests, its state through JSON between them as a Workflow step's result is. */

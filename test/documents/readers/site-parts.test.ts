@@ -47,6 +47,70 @@ Sitemap: https://docs.example.com/sitemap.xml
     expect(parseRobots(robots, "x").sitemaps).toEqual(["https://docs.example.com/sitemap.xml"]);
     expect(parseRobots("User-agent: *\nDisallow:", "Almanac").allows("/anything")).toBe(true);
   });
+
+  it("chooses Almanac's group by its product token only: not `A`, not an empty agent, and `Almanac/9.9` is Almanac (issue 39, row 9)", () => {
+    const groups = (agent: string) => `User-agent: *\nDisallow: /for-all\n\nUser-agent: ${agent}\nDisallow: /for-that-group\n`;
+    for (const stranger of ["A", "", "Alma", "/almanac"]) {
+      const forAlmanac = parseRobots(groups(stranger), "Almanac");
+      expect(forAlmanac.allows("/for-that-group"), `User-agent: ${stranger}`).toBe(true);
+      expect(forAlmanac.allows("/for-all"), `User-agent: ${stranger}`).toBe(false);
+    }
+    for (const ours of ["Almanac/9.9", "ALMANAC", "almanac (docs crawler)"]) {
+      const forAlmanac = parseRobots(groups(ours), "Almanac");
+      expect(forAlmanac.allows("/for-that-group"), `User-agent: ${ours}`).toBe(false);
+      expect(forAlmanac.allows("/for-all"), `User-agent: ${ours}`).toBe(true);
+    }
+  });
+
+  it("matches * and $ exactly as the regex it replaced, on every small pattern and path", () => {
+    const reference = (pattern: string, path: string) => {
+      const anchored = pattern.endsWith("$");
+      const body = (anchored ? pattern.slice(0, -1) : pattern).split("*").map((part) => part.replace(/[.$]/g, "\\$&")).join(".*");
+      return new RegExp(`^${body}${anchored ? "$" : ""}`).test(path);
+    };
+    // Every pattern of up to 5 characters over /, a, b, * (and each with a final $), against every path of up to 5 of /, a, b.
+    const wordsUpTo = (alphabet: string, length: number): string[] => {
+      let all = [""];
+      let longest = [""];
+      for (let size = 1; size <= length; size += 1) {
+        longest = longest.flatMap((word) => [...alphabet].map((letter) => word + letter));
+        all = all.concat(longest);
+      }
+      return all;
+    };
+    const patterns = wordsUpTo("/ab*", 5).filter((pattern) => pattern.startsWith("/") || pattern.startsWith("*"));
+    const paths = wordsUpTo("/ab", 5);
+    let compared = 0;
+    for (const body of patterns) {
+      for (const pattern of [body, `${body}$`]) {
+        const robots = parseRobots(`User-agent: *\nDisallow: ${pattern}`, "Almanac");
+        for (const path of paths) {
+          if (robots.allows(path) === reference(pattern, path)) throw new Error(`${pattern} on ${path}`);
+          compared += 1;
+        }
+      }
+    }
+    expect(compared).toBeGreaterThan(100_000);
+  });
+
+  it("matches a rule of thousands of * against a long path without backtracking (issue 39, row 1: 12 * never ended)", () => {
+    // The repro: 10 and 40 wildcards before a letter the path lacks.
+    const path = `/${"a".repeat(40)}`;
+    for (const stars of [10, 12, 40]) expect(parseRobots(`User-agent: *\nDisallow: /${"*a".repeat(stars)}*b`, "Almanac").allows(path)).toBe(true);
+    // At scale: 20,000 * against a 100,000-character path, matching and failing; each part is searched once, left to right.
+    const longPath = `/${"ab".repeat(50_000)}`;
+    const manyStars = `/${"*a".repeat(10_000)}`;
+    expect(parseRobots(`User-agent: *\nDisallow: ${manyStars}*b$`, "Almanac").allows(longPath)).toBe(false);
+    expect(parseRobots(`User-agent: *\nDisallow: ${manyStars}*c`, "Almanac").allows(longPath)).toBe(true);
+    expect(parseRobots(`User-agent: *\nDisallow: ${manyStars}*a$`, "Almanac").allows(longPath)).toBe(true);
+  });
+
+  it("reads a line of many # before a line separator in one pass", () => {
+    // `/#.*$/` retried from each # on such a line: 500,000 of them were hours of work.
+    const robots = parseRobots(`User-agent: *\nDisallow: /x ${"#".repeat(500_000)}\u2028\nDisallow: /y`, "Almanac");
+    expect(robots.allows("/x")).toBe(false);
+    expect(robots.allows("/y")).toBe(false);
+  });
 });
 
 describe("sitemaps", () => {
