@@ -125,6 +125,21 @@ describe("sitemaps", () => {
     expect(parseSitemap("<sitemapindex><sitemap><loc>https://a.dev/s1.xml</loc></sitemap></sitemapindex>")).toEqual({ kind: "index", locations: ["https://a.dev/s1.xml"] });
     expect(parseSitemap("<html><body>not found</body></html>")).toBeNull();
   });
+
+  it("scans unclosed <loc> tags in one pass (issue 39, row 2: 100 KB took 7 s, 1 MB hung the crawl)", () => {
+    const unclosed = `<urlset>${"<url><loc>https://a.dev/x".repeat(50_000)}</urlset>`;
+    expect(unclosed.length).toBeGreaterThan(1_000_000);
+    expect(parseSitemap(unclosed)).toEqual({ kind: "urlset", locations: [] });
+    // Closed ones before an unclosed run are still read; a run of openers closed at the very end is markup, not a URL.
+    const mixed = `<urlset><url><loc>https://a.dev/first</loc></url>${"<loc>".repeat(200_000)}https://a.dev/last</loc></urlset>`;
+    expect(parseSitemap(mixed)?.locations).toEqual(["https://a.dev/first"]);
+  });
+
+  it("reads 50,000 locations, the most sitemaps.org allows in one file, prefixed tags included", () => {
+    const urls = Array.from({ length: 50_000 }, (_, index) => `https://a.dev/page-${index}`);
+    const xml = `<ns:urlset>${urls.map((url, index) => (index % 2 ? `<url><loc>${url}</loc></url>` : `<url><ns:loc> <![CDATA[${url}]]> </ns:loc></url>`)).join("\n")}</ns:urlset>`;
+    expect(parseSitemap(xml)).toEqual({ kind: "urlset", locations: urls });
+  });
 });
 
 describe("scope, names and globs", () => {
