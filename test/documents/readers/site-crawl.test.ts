@@ -87,6 +87,26 @@ describe("crawling", () => {
     expect(result.skipped.some((skip) => skip.reason === "not read: the crawl stopped at --max-pages 12")).toBe(true);
   });
 
+  it("reports the rest of a 200,000-URL sitemap index when --max-pages stops it (issue 39, row 4: push(...queue) overflowed the stack)", async () => {
+    const sitemapOf = (part: number) =>
+      `<urlset>${Array.from({ length: 50_000 }, (_, index) => `<url><loc>https://big.test/p${part}-${index}</loc></url>`).join("")}</urlset>`;
+    const pages: Record<string, Page> = {
+      "/sitemap.xml": { body: `<sitemapindex>${[1, 2, 3, 4].map((part) => `<sitemap><loc>https://big.test/s${part}.xml</loc></sitemap>`).join("")}</sitemapindex>`, type: "application/xml" },
+    };
+    for (const part of [1, 2, 3, 4]) pages[`/s${part}.xml`] = { body: sitemapOf(part), type: "application/xml" };
+    const fetcher = site("https://big.test", pages).fetch;
+    const anyPage = (async (input: RequestInfo | URL, init?: RequestInit) =>
+      /\/p\d-\d+$/.test(String(input)) ? new Response(html("P", "<p>p</p>"), { headers: { "content-type": "text/html" } }) : fetcher(input, init)) as typeof fetch;
+    const result = await crawlSite({ start: "https://big.test/", fetch: anyPage, userAgent: UA, limits: { maxPages: 10 } });
+    expect(result.source).toBe("sitemap");
+    expect(result.pages).toHaveLength(10);
+    expect(result.stoppedBy).toBe("--max-pages 10");
+    const notRead = result.skipped.filter((skip) => skip.reason === "not read: the crawl stopped at --max-pages 10");
+    expect(notRead).toHaveLength(199_990);
+    expect(notRead.at(-1)?.url).toBe("https://big.test/p4-49999");
+    expect(result.state.queue).toEqual([]);
+  });
+
   it("follows a redirect within the origin, refuses one to another host, and caps a page's size and time", async () => {
     const { fetch } = site("https://docs.test", {
       "/": { body: html("Home", `<a href="/moved">m</a><a href="/away">a</a><a href="/huge">h</a><a href="/slow">s</a>`) },

@@ -248,7 +248,7 @@ export async function crawlSite(options: CrawlOptions): Promise<CrawlResult> {
   };
 
   const seen = new Set<string>(resume?.seen);
-  const queue: string[] = [...(resume?.queue ?? [])];
+  const queue = new UrlQueue(resume?.queue ?? []);
   const enqueue = (url: string, reportOutOfScope: boolean): void => {
     let key: string;
     try {
@@ -304,7 +304,7 @@ export async function crawlSite(options: CrawlOptions): Promise<CrawlResult> {
       result.pages.push(crawled);
       if (result.source === "links") for (const link of crawled.links) enqueue(link, false);
       if (options.onProgress && result.pages.length % PROGRESS_EVERY === 0) {
-        options.onProgress(`read ${result.pages.length} pages (${queue.length} queued, ${formatBytes(result.bytes)})`);
+        options.onProgress(`read ${result.pages.length} pages (${queue.size} queued, ${formatBytes(result.bytes)})`);
       }
     };
 
@@ -373,7 +373,7 @@ export async function crawlSite(options: CrawlOptions): Promise<CrawlResult> {
     const worker = async (): Promise<void> => {
       for (;;) {
         if (result.stoppedBy) return;
-        const url = queue[0];
+        const url = queue.next();
         if (url === undefined) {
           // Others may still add links: wait for them while any request is out.
           if (inFlight === 0) return;
@@ -386,7 +386,7 @@ export async function crawlSite(options: CrawlOptions): Promise<CrawlResult> {
         }
         // This call's share is spent: the queue waits in the state for the next call.
         if (spent >= budget) return;
-        queue.shift();
+        queue.take();
         started += 1;
         spent += 1;
         if (delaySeconds > 0) {
@@ -404,14 +404,12 @@ export async function crawlSite(options: CrawlOptions): Promise<CrawlResult> {
     };
     let inFlight = 0;
     await Promise.all(Array.from({ length: concurrency }, worker));
-    if (result.stoppedBy && queue.length > 0) {
-      result.skipped.push(
-        ...queue.map((url) => {
-          const first = retried.get(url);
-          return { url, reason: first ? `${first}; not tried again: the crawl stopped at ${result.stoppedBy}` : `not read: the crawl stopped at ${result.stoppedBy}` };
-        }),
-      );
-      queue.length = 0;
+    if (result.stoppedBy) {
+      // A loop, not push(...queue): a sitemap index may queue 200,000 URLs, past the arguments a call can take.
+      for (const url of queue.takeAll()) {
+        const first = retried.get(url);
+        result.skipped.push({ url, reason: first ? `${first}; not tried again: the crawl stopped at ${result.stoppedBy}` : `not read: the crawl stopped at ${result.stoppedBy}` });
+      }
     }
   } catch (error) {
     if (!(error instanceof RunCapReached)) throw error;
@@ -422,14 +420,65 @@ export async function crawlSite(options: CrawlOptions): Promise<CrawlResult> {
   const state: CrawlState = {
     source: result.source,
     robots: savedRobots,
-    queue: [...queue],
+    queue: queue.toArray(),
     seen: [...seen],
     started,
     retried: [...retried],
     requests: result.requests,
     bytes: result.bytes,
   };
-  return { ...result, state, done: result.stoppedBy !== undefined || queue.length === 0 };
+  return { ...result, state, done: result.stoppedBy !== undefined || queue.size === 0 };
+}
+
+/**
+ * Page keys to fetch, first in first out. Taking one moves an index:
+ * Array#shift copies the whole array once it is large (a sitemap index may
+ * queue 200,000 URLs), so a crawl of it would be quadratic.
+ */
+class UrlQueue {
+  private keys: string[];
+  private head = 0;
+
+  constructor(keys: readonly string[]) {
+    this.keys = [...keys];
+  }
+
+  get size(): number {
+    return this.keys.length - this.head;
+  }
+
+  /** The key taken next, without taking it. */
+  next(): string | undefined {
+    return this.keys[this.head];
+  }
+
+  take(): string | undefined {
+    const key = this.keys[this.head];
+    if (key === undefined) return undefined;
+    this.head += 1;
+    // Drop the taken keys once they are half the array: amortised O(1) a key.
+    if (this.head > 1024 && this.head * 2 > this.keys.length) {
+      this.keys = this.keys.slice(this.head);
+      this.head = 0;
+    }
+    return key;
+  }
+
+  push(key: string): void {
+    this.keys.push(key);
+  }
+
+  /** Every key still queued, in order, leaving the queue empty. */
+  takeAll(): string[] {
+    const rest = this.toArray();
+    this.keys = [];
+    this.head = 0;
+    return rest;
+  }
+
+  toArray(): string[] {
+    return this.keys.slice(this.head);
+  }
 }
 
 /** The validators worth keeping: only the ones the server sent. */
@@ -562,7 +611,7 @@ async function readSitemaps(scope: CrawlScope, robots: Robots, limits: CrawlLimi
       }
     }
   }
-  if (toRead.length > 0) result.skipped.push(...toRead.map((url) => ({ url, reason: `sitemap not read: over the cap of ${limits.maxSitemaps} sitemaps` })));
+  for (const url of toRead) result.skipped.push({ url, reason: `sitemap not read: over the cap of ${limits.maxSitemaps} sitemaps` });
   return pages;
 }
 
