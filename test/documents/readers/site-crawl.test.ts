@@ -131,6 +131,22 @@ describe("crawling", () => {
     });
   });
 
+  it("reads a page nested 3,000 levels beside the others, and skips a page the reader cannot take, naming it (issue 39, row 3)", async () => {
+    const { fetch } = site("https://deep.test", {
+      "/": { body: html("Home", `<a href="/deep">Deep</a><a href="/plain">Plain</a>`) },
+      "/deep": { body: html("Deep", `<p>Above.</p>${"<div>".repeat(3_000)}below`) },
+      "/plain": { body: html("Plain", "<p>Plain.</p>") },
+    });
+    const deep = await crawlSite({ start: "https://deep.test/", fetch, userAgent: UA });
+    expect(deep.pages.map((page) => page.url)).toEqual(["https://deep.test/", "https://deep.test/deep", "https://deep.test/plain"]);
+    const deepPage = deep.pages.find((page) => page.url === "https://deep.test/deep");
+    expect(deepPage?.status === "fetched" && deepPage.page.markdown).toBe("# Deep\n\nAbove.");
+    // A content selector hast-util-select cannot parse throws for every page: each is skipped with its URL, the crawl ends.
+    const unreadable = await crawlSite({ start: "https://deep.test/", fetch, userAgent: UA, contentSelector: "main[" });
+    expect(unreadable.pages).toEqual([]);
+    expect(unreadable.skipped).toEqual([{ url: "https://deep.test/", reason: expect.stringMatching(/^could not be read as HTML \(.+\)$/) }]);
+  });
+
   it("crawls nothing when robots.txt cannot be read, as RFC 9309 says", async () => {
     const { fetch } = site("https://down.test", { "/robots.txt": { body: () => new Response("oops", { status: 503 }) }, "/": { body: html("Home", "") } });
     const result = await crawlSite({ start: "https://down.test/", fetch, userAgent: UA });

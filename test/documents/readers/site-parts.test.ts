@@ -2,6 +2,7 @@
 // robots.txt, sitemaps, scope and globs, and HTML → Markdown on real Sphinx pages from Python's documentation.
 import { describe, expect, it } from "vitest";
 import { htmlToPage } from "../../../src/documents/ingest/readers/site/html.ts";
+import { MAX_ELEMENT_DEPTH } from "../../../src/documents/ingest/readers/site/parse-html.ts";
 import { parseRobots } from "../../../src/documents/ingest/readers/site/robots.ts";
 import { globMatcher, inScope, publicUrlFor, scopeOf } from "../../../src/documents/ingest/readers/site/scope.ts";
 import { parseSitemap } from "../../../src/documents/ingest/readers/site/sitemap.ts";
@@ -243,5 +244,38 @@ describe("HTML to Markdown: what a reader does not see", () => {
     expect(custom.markdown).toBe("Only this");
     const bare = htmlToPage(`<body><nav>Menu</nav><p>Body text</p><footer>f</footer></body>`, { url: "https://x.dev/" });
     expect(bare.markdown).toBe("Body text");
+  });
+});
+
+describe("HTML to Markdown: hostile shapes, linear and within the stack (issue 39, row 3)", () => {
+  const read = (main: string) => htmlToPage(`<html><body><main>${main}</main></body></html>`, { url: "https://x.dev/" });
+
+  it("reads a page nested 3,000 and 100,000 levels deep: the text above the depth cap is kept, nothing overflows", () => {
+    // Was "Maximum call stack size exceeded" for the whole crawl at 2,000 levels.
+    const levels = read(`<p>Intro.</p>${"<div>level ".repeat(3_000)}`);
+    expect(levels.markdown.startsWith("Intro.")).toBe(true);
+    const kept = levels.markdown.split("level").length - 1;
+    // <html>, <body> and <main> take three of the levels.
+    expect(kept).toBe(MAX_ELEMENT_DEPTH - 3);
+    expect(read(`<p>Intro.</p>${"<div>".repeat(100_000)}deep`).markdown).toBe("Intro.");
+  });
+
+  it("keeps emphasis three deep and unwraps the rest: 200 <em>s and 100 <em><strong>s convert (they took 66 s and 27 s)", () => {
+    expect(read(`<p>${"<em>".repeat(200)}x${"</em>".repeat(200)} after</p>`).markdown).toBe("_*_x_*_ after");
+    const alternating = read(`<p>${"<em>a <strong>b ".repeat(100)}end</p>`).markdown;
+    expect(alternating.startsWith("_a **b _a ")).toBe(true);
+    expect(alternating.match(/[ab] /g)).toHaveLength(200);
+    expect(alternating).toContain("end");
+  });
+
+  it("finds the one visible <main> among 20,000 hidden ones in one walk (it took 15 s)", () => {
+    const page = htmlToPage(`<html><body>${'<main hidden>hidden</main>'.repeat(20_000)}<main><p>The article.</p></main></body></html>`, { url: "https://x.dev/" });
+    expect(page.markdown).toBe("The article.");
+  });
+
+  it("anchors 5,000 sibling headings, each by the empty span before it, in one pass over the siblings", () => {
+    const page = read(Array.from({ length: 5_000 }, (_, index) => `<span id="s${index}"></span><h2>Step</h2><p>Do ${index}.</p>`).join(""));
+    expect(page.markdown.match(/^## Step \{#s\d+\}$/gm)).toHaveLength(5_000);
+    expect(page.markdown).toContain("## Step {#s4999}\n\nDo 4999.");
   });
 });

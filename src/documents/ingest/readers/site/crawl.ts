@@ -362,7 +362,13 @@ export async function crawlSite(options: CrawlOptions): Promise<CrawlResult> {
           if (error instanceof RunCapReached) throw error;
           return { skipped: { url, reason: fetchFailure(error, limits.timeoutMs), ...(error instanceof SizeCapExceeded ? {} : { transient: true }) } };
         }
-        const page = htmlToPage(html, { url: current, publicUrl: options.publicUrl, contentSelector: options.contentSelector });
+        let page: HtmlPage;
+        try {
+          page = htmlToPage(html, { url: current, publicUrl: options.publicUrl, contentSelector: options.contentSelector });
+        } catch (error) {
+          // One page the reader cannot take is that page's failure, never the crawl's.
+          return { skipped: { url, reason: `could not be read as HTML (${error instanceof Error ? error.message : String(error)})` } };
+        }
         const links = page.links.filter((link) => inScope(scope, pageKey(link)));
         const etag = response.headers.get("etag") ?? undefined;
         const lastModified = response.headers.get("last-modified") ?? undefined;

@@ -209,8 +209,8 @@ export async function crawlSitePiece(db: D1Database, runId: string, options: Sit
     try {
       document = await prepareDocument(new URL(key).pathname.slice(1) || "index", `---\n${frontMatter}\n---\n${page.markdown}\n`, site);
     } catch (error) {
-      if (!(error instanceof PageError)) throw error;
-      skipped.push({ url: crawled.url, reason: error.message });
+      // A page that cannot be prepared is skipped with its reason; the run's other pages are still written.
+      skipped.push({ url: crawled.url, reason: error instanceof PageError ? error.message : `could not be prepared (${error instanceof Error ? error.message : String(error)})` });
       continue;
     }
     if (!document) {
