@@ -1,4 +1,4 @@
-import { LEAD_ANCHOR, outlineOf, uniqueAnchor } from "../outline.ts";
+import { LEAD_ANCHOR, outlineOf } from "../outline.ts";
 
 /** A piece of a page that reads on its own: its heading path travels with it. */
 export interface Chunk {
@@ -55,7 +55,7 @@ export function chunkDocument(title: string, body: string): Chunk[] {
     const prefix = [title, ...section.headingPath].join(" > ");
     splitSection(section).forEach((part, index) => {
       chunks.push({
-        id: index === 0 ? section.anchor : uniqueAnchor(`${section.anchor}-part-${index + 1}`, anchors),
+        id: index === 0 ? section.anchor : anchors.claim(`${section.anchor}-part-${index + 1}`),
         position: chunks.length,
         heading,
         content: `${prefix}\n\n${part}`,
