@@ -25,6 +25,18 @@ describe("names and uris", () => {
     expect(documentNameForUri("https://dart.dev/language/async")).toBe("documents/dart.dev/language/async");
   });
 
+  it("never gives a name that climbs out of its base URI: . and .. segments are dropped (issue 39, row 11)", () => {
+    // A file named `...md` is the segment `..` once its extension is dropped.
+    expect(pageUri("https://x.dev/docs", "guide/...md")).toBe("https://x.dev/docs/guide");
+    expect(pageUri("https://x.dev/docs", "../../etc/passwd.md")).toBe("https://x.dev/docs/etc/passwd");
+    expect(pageUri("https://x.dev/docs", "a\\..\\..\\b.md")).toBe("https://x.dev/docs/a/b");
+    for (const path of ["guide/...md", "../x.md", "a/./../../b.md", "..", "...md"]) {
+      const uri = pageUri("https://x.dev/docs", path);
+      expect(new URL(uri).href.startsWith("https://x.dev/docs"), path).toBe(true);
+      expect(documentNameForUri(uri).split("/"), path).not.toContain("..");
+    }
+  });
+
   it("refuses a base URI that is not http(s)", () => {
     expect(() => siteFor("dart.dev")).toThrow(/not a URL/);
     expect(() => siteFor("ftp://dart.dev")).toThrow(/https:\/\//);

@@ -249,6 +249,25 @@ describe("reading an llms-full.txt", () => {
   });
 });
 
+describe("names from hostile links (issue 39, row 11)", () => {
+  it("keeps a link's encoded %2F..%2F one segment, and a ...md file under its folder: no name climbs out", async () => {
+    const fetcher: Fetcher = async (input) => {
+      const { pathname } = new URL(new Request(input).url);
+      if (pathname === "/docs/llms.txt") return new Response("# X\n## Docs\n- [Up](/docs/%2F..%2F..%2Fadmin.md)\n- [Dots](/docs/guide/...md)\n- [Back](/docs/a/%5C..%5Cb.md)\n");
+      return new Response(`# Page at ${pathname}`, { headers: { "content-type": "text/markdown" } });
+    };
+    const read = await readLlmsPages("https://docs.test/docs/llms.txt", { fetch: fetcher });
+    expect(read.pages.map((page) => page.path)).toEqual(["docs/%2F..%2F..%2Fadmin.md", "docs/guide/...md", "docs/a/%5C..%5Cb.md"]);
+    const { documents } = await prepareSite(read.pages, siteFor("https://docs.test"));
+    expect(documents.map((doc) => doc.name)).toEqual([
+      "documents/docs.test/docs/%252F..%252F..%252Fadmin",
+      "documents/docs.test/docs/guide",
+      "documents/docs.test/docs/a/%255C..%255Cb",
+    ]);
+    for (const doc of documents) expect(new URL(doc.uri).pathname.startsWith("/docs/"), doc.uri).toBe(true);
+  });
+});
+
 describe("what the llms reader never stores (issue 39, row 10)", () => {
   it("refuses a binary page (NUL bytes) and strips ESC and other control characters from the rest", async () => {
     const fetcher: Fetcher = async (input) => {

@@ -117,13 +117,18 @@ export function parseLlmsTxt(text: string, baseUrl: string): LlmsTxt {
   return { title, summary: summary.join(" ").trim(), links };
 }
 
-/** The page path of a URL on its origin: its path decoded, without the leading slash (query and fragment dropped). */
+/**
+ * The page path of a URL on its origin: its path decoded, without the leading
+ * slash (query and fragment dropped). A segment whose decoding would hold a
+ * `/` or `\` stays encoded: `%2F..%2F` is one odd name, not a way up.
+ */
 export function pagePathOf(url: URL): string {
   return url.pathname
     .split("/")
     .map((segment) => {
       try {
-        return decodeURIComponent(segment);
+        const decoded = decodeURIComponent(segment);
+        return /[/\\]/.test(decoded) ? segment : decoded;
       } catch {
         return segment;
       }
