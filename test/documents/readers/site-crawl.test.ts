@@ -378,6 +378,27 @@ describe("ingesting a site into D1", () => {
     expect(third).toMatchObject({ updated: ["documents/docs.example.org/docs/guide"], removed: ["documents/docs.example.org/docs/old"], notModified: 1 });
   });
 
+  it("never lets a canonical link take another page's name: a lying one is ignored, a true copy is still one page (issue 39, row 14)", async () => {
+    const withCanonical = (canonical: string, title: string, body: string) =>
+      `<html><head><link rel="canonical" href="${canonical}"></head><body><main><h1>${title}</h1>${body}</main></body></html>`;
+    const { fetch } = site("https://canon.test", {
+      "/docs/": { body: html("Home", `<p>Welcome.</p><a href="a-liar">A</a><a href="index.html">I</a><a href="zeta">Z</a>`) },
+      // Sorted before /docs/zeta, it used to take zeta's name and zeta was dropped as "the same page".
+      "/docs/a-liar": { body: withCanonical("https://canon.test/docs/zeta", "Liar", "<p>Not zeta at all.</p>") },
+      "/docs/zeta": { body: html("Zeta", "<p>The real zeta.</p>") },
+      // A true copy of the home page, as index.html often is.
+      "/docs/index.html": { body: html("Home", `<p>Welcome.</p><a href="a-liar">A</a><a href="index.html">I</a><a href="zeta">Z</a>`).replace("<head>", '<head><link rel="canonical" href="/docs/">') },
+    });
+    const result = await ingestSite(env.DB, { start: "https://canon.test/docs/", fetch, prune: false, userAgent: UA });
+    expect(result.added.sort()).toEqual(["documents/canon.test/docs/", "documents/canon.test/docs/a-liar", "documents/canon.test/docs/zeta"]);
+    const zeta = (await findDocuments(env.DB, ["documents/canon.test/docs/zeta"])).get("documents/canon.test/docs/zeta");
+    expect(zeta?.content).toBe("# Zeta\n\nThe real zeta.");
+    expect(result.notes).toEqual([
+      { url: "https://canon.test/docs/a-liar", note: "canonical https://canon.test/docs/zeta ignored: https://canon.test/docs/zeta was read on its own, with other text" },
+    ]);
+    expect(result.skipped).toContainEqual({ url: "https://canon.test/docs/index.html", reason: "the same page as https://canon.test/docs/ (its canonical link)" });
+  });
+
   it("an unattended run (refuseFailingSite) publishes nothing from a site failing more than 1 page in 10; a person's run publishes what it read", async () => {
     const failing = (down: boolean): Record<string, Page> => ({
       "/docs/": { body: html("Home", `<p>Welcome.</p>${Array.from({ length: 6 }, (_, i) => `<a href="p${i}">P${i}</a>`).join("")}`) },
