@@ -35,12 +35,15 @@ export function normalizeBaseUri(baseUri: string): string {
 /**
  * The uri of a page given its path relative to the ingested folder: the
  * extension is dropped and `index` names its folder, as static-site generators do.
+ * `.` and `..` segments are dropped, never resolved: a page's name stays
+ * under its base URI whatever its path holds (a file named `...md`, a link's
+ * decoded `%2F..%2F`).
  *
  * @example pageUri("https://dart.dev", "language/index.md") // "https://dart.dev/language"
  */
 export function pageUri(baseUri: string, relativePath: string): string {
   const withoutExtension = relativePath.replace(/\\/g, "/").replace(PAGE_EXTENSION, "");
-  const segments = withoutExtension.split("/").filter((segment) => segment !== "" && segment !== ".");
+  const segments = withoutExtension.split("/").filter((segment) => segment !== "" && segment !== "." && segment !== "..");
   if (segments[segments.length - 1] === "index") segments.pop();
   const base = normalizeBaseUri(baseUri);
   // File names may hold spaces, "?" or "#": percent-encode them so the uri is

@@ -3,6 +3,7 @@
 import type { D1Reader } from "../d1/sessions.ts";
 import { AlmanacError } from "../errors.ts";
 import { abandonGeneration } from "../documents/ingest/generations.ts";
+import { redactUrlSecrets } from "../text/redact-urls.ts";
 
 /** The readers a source can name, as `npm run ingest -- <kind>`. */
 export const SOURCE_KINDS = ["site", "archive", "llms"] as const;
@@ -171,7 +172,8 @@ export async function finishRun(
     .bind(
       end.outcome,
       now,
-      end.outcome === "failed" ? end.error : null,
+      // An error quotes URLs, the source's own among them: never their secrets.
+      end.outcome === "failed" ? redactUrlSecrets(end.error) : null,
       counts.added,
       counts.updated,
       counts.unchanged,

@@ -1,5 +1,6 @@
 // What GET /sources shows of each source: freshness, never its options (they may carry secrets).
 import type { D1Reader } from "../d1/sessions.ts";
+import { redactUrlSecrets } from "../text/redact-urls.ts";
 import { listSources, type Source } from "./sources.ts";
 
 const time = (ms: number | null | undefined) => (ms == null ? null : new Date(ms).toISOString());
@@ -30,7 +31,8 @@ export function statusOf(source: Source, pageCount: number | null) {
       unchanged: run.unchanged,
       removed: run.removed,
       skipped: run.skipped,
-      error: run.error,
+      // Stored redacted; redacted again for rows written before that was so.
+      error: run.error && redactUrlSecrets(run.error),
     },
   };
 }

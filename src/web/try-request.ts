@@ -4,6 +4,7 @@
 import type { Context, MiddlewareHandler } from "hono";
 import { z } from "zod";
 import { AlmanacError } from "../errors.ts";
+import { quoted } from "../text/quote.ts";
 import { checkedArguments } from "../http/arguments.ts";
 import type { ToolDefinition } from "../tools/define.ts";
 
@@ -75,7 +76,15 @@ export function readTryRequest(panel: TryRequest["panel"]): MiddlewareHandler<{ 
 async function formFields(c: Context<{ Bindings: Env }>): Promise<URLSearchParams> {
   if (c.req.method !== "POST") return new URL(c.req.url).searchParams;
   const fields = new URLSearchParams();
-  for (const [name, value] of Object.entries(await c.req.parseBody({ all: true }))) {
+  let body: Awaited<ReturnType<typeof c.req.parseBody>>;
+  try {
+    body = await c.req.parseBody({ all: true });
+  } catch (error) {
+    // The platform's form parser throws on a multipart body without a boundary, or cut short: the sender's mistake, not ours.
+    const why = (error instanceof Error ? error.message.split(". ")[0] : undefined) || "unreadable";
+    throw new AlmanacError("INVALID_ARGUMENT", `the form could not be read (${quoted(why)}); send it as application/x-www-form-urlencoded or multipart/form-data, as the page's own form does`);
+  }
+  for (const [name, value] of Object.entries(body)) {
     for (const item of Array.isArray(value) ? value : [value]) if (typeof item === "string") fields.append(name, item);
   }
   return fields;

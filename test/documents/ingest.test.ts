@@ -25,6 +25,18 @@ describe("names and uris", () => {
     expect(documentNameForUri("https://dart.dev/language/async")).toBe("documents/dart.dev/language/async");
   });
 
+  it("never gives a name that climbs out of its base URI: . and .. segments are dropped (issue 39, row 11)", () => {
+    // A file named `...md` is the segment `..` once its extension is dropped.
+    expect(pageUri("https://x.dev/docs", "guide/...md")).toBe("https://x.dev/docs/guide");
+    expect(pageUri("https://x.dev/docs", "../../etc/passwd.md")).toBe("https://x.dev/docs/etc/passwd");
+    expect(pageUri("https://x.dev/docs", "a\\..\\..\\b.md")).toBe("https://x.dev/docs/a/b");
+    for (const path of ["guide/...md", "../x.md", "a/./../../b.md", "..", "...md"]) {
+      const uri = pageUri("https://x.dev/docs", path);
+      expect(new URL(uri).href.startsWith("https://x.dev/docs"), path).toBe(true);
+      expect(documentNameForUri(uri).split("/"), path).not.toContain("..");
+    }
+  });
+
   it("refuses a base URI that is not http(s)", () => {
     expect(() => siteFor("dart.dev")).toThrow(/not a URL/);
     expect(() => siteFor("ftp://dart.dev")).toThrow(/https:\/\//);
@@ -93,6 +105,15 @@ describe("chunking", () => {
   it("never hands out an id twice when a heading's anchor equals a numbered repeat", () => {
     const ids = chunkDocument("T", "## Step\n\na\n\n## Step\n\nb\n\n## Step 1\n\nc").map((chunk) => chunk.id);
     expect(ids).toEqual(["step", "step-1", "step-1-1"]);
+  });
+
+  // Regression (issue 39): each repeat counted up from 1 again, so 10,000 "Step" headings took 6 s and 100,000 hours.
+  it("numbers 100,000 repeated headings in one pass, skipping the numbers an explicit anchor took", () => {
+    const body = `## Step {#step-2}\n\nfirst\n\n${Array.from({ length: 100_000 }, (_, index) => `## Step\n\nstep ${index}`).join("\n\n")}`;
+    const ids = chunkDocument("T", body).map((chunk) => chunk.id);
+    expect(ids.slice(0, 5)).toEqual(["step-2", "step", "step-1", "step-3", "step-4"]);
+    expect(ids.at(-1)).toBe("step-100000");
+    expect(new Set(ids).size).toBe(100_001);
   });
 });
 

@@ -206,6 +206,9 @@ describe("reading an llms.txt", () => {
   });
 });
 
+/** A host that answers every request with this Markdown. */
+const serving = (text: string): Fetcher => async () => new Response(text, { headers: { "content-type": "text/markdown" } });
+
 describe("reading an llms-full.txt", () => {
   it("splits it at its top headings, each page named by its Source on the origin or under the file", async () => {
     const read = await readLlmsPages("https://docs.test/llms-full.txt", { fetch: host() });
@@ -228,5 +231,65 @@ describe("reading an llms-full.txt", () => {
     ]);
     expect(documents[0]?.content).toBe("# Quick start\n\nRun `widget init`.\n\n```sh\n# not a heading\n```");
     expect(documents[1]?.content).toBe("# Configuration\n\nSet the frob level.\n\n## Levels\n\nOne to ten.");
+  });
+
+  it("names 12,000 sections of one heading in one pass (issue 39, row 6: 48 KB took 141 s)", async () => {
+    const read = await readLlmsPages("https://docs.test/llms-full.txt", { fetch: serving("# Setup\n".repeat(12_000)), limits: { ...DEFAULT_LLMS_LIMITS, maxPages: 20_000 } });
+    const paths = read.pages.map((page) => page.path);
+    expect(paths.slice(0, 3)).toEqual(["llms-full/setup", "llms-full/setup-2", "llms-full/setup-3"]);
+    expect(paths.at(-1)).toBe("llms-full/setup-12000");
+    expect(new Set(paths).size).toBe(12_000);
+  });
+
+  it("splits at most 2,000 pages, as the docs promise, and says how many sections it left (200,000 were stored)", async () => {
+    const read = await readLlmsPages("https://docs.test/llms-full.txt", { fetch: serving(Array.from({ length: 200_000 }, (_, index) => `# P${index}\n`).join("")) });
+    expect(read.pages).toHaveLength(2_000);
+    expect(read.pages.at(-1)?.path).toBe("llms-full/p1999");
+    expect(read.capped).toEqual(["198000 sections past the cap of 2000 pages were not read"]);
+  });
+});
+
+describe("names from hostile links (issue 39, row 11)", () => {
+  it("keeps a link's encoded %2F..%2F one segment, and a ...md file under its folder: no name climbs out", async () => {
+    const fetcher: Fetcher = async (input) => {
+      const { pathname } = new URL(new Request(input).url);
+      if (pathname === "/docs/llms.txt") return new Response("# X\n## Docs\n- [Up](/docs/%2F..%2F..%2Fadmin.md)\n- [Dots](/docs/guide/...md)\n- [Back](/docs/a/%5C..%5Cb.md)\n");
+      return new Response(`# Page at ${pathname}`, { headers: { "content-type": "text/markdown" } });
+    };
+    const read = await readLlmsPages("https://docs.test/docs/llms.txt", { fetch: fetcher });
+    expect(read.pages.map((page) => page.path)).toEqual(["docs/%2F..%2F..%2Fadmin.md", "docs/guide/...md", "docs/a/%5C..%5Cb.md"]);
+    const { documents } = await prepareSite(read.pages, siteFor("https://docs.test"));
+    expect(documents.map((doc) => doc.name)).toEqual([
+      "documents/docs.test/docs/%252F..%252F..%252Fadmin",
+      "documents/docs.test/docs/guide",
+      "documents/docs.test/docs/a/%255C..%255Cb",
+    ]);
+    for (const doc of documents) expect(new URL(doc.uri).pathname.startsWith("/docs/"), doc.uri).toBe(true);
+  });
+});
+
+describe("what the llms reader never stores (issue 39, row 10)", () => {
+  it("refuses a binary page (NUL bytes) and strips ESC and other control characters from the rest", async () => {
+    const fetcher: Fetcher = async (input) => {
+      const { pathname } = new URL(new Request(input).url);
+      if (pathname === "/llms.txt") return new Response("# X\n## Docs\n- [Binary](/bin.md)\n- [Colour](/colour.md)\n");
+      if (pathname === "/bin.md") return new Response(new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0x00, 0x00]), { headers: { "content-type": "application/octet-stream" } });
+      return new Response("# Colour\u001b[31m red\u001b[0m\n\nBell\u0007 and tab\there.\r\n", { headers: { "content-type": "text/markdown" } });
+    };
+    const read = await readLlmsPages("https://docs.test/llms.txt", { fetch: fetcher });
+    expect(read.skipped).toEqual([{ path: "https://docs.test/bin.md", reason: "binary (it holds NUL bytes), not Markdown" }]);
+    expect(read.pages.map((page) => page.text)).toEqual(["# Colour[31m red[0m\n\nBell and tab\there.\r\n"]);
+  });
+
+  it("refuses an llms-full.txt holding NUL bytes, and keeps control characters out of its titles", async () => {
+    await expect(readLlmsPages("https://docs.test/llms-full.txt", { fetch: serving("# A\n\u0000\n# B\n") })).rejects.toThrow("binary (it holds NUL bytes), not Markdown");
+    const read = await readLlmsPages("https://docs.test/llms-full.txt", { fetch: serving("# Sa\u001bfe\n\ntext\n# Two\n") });
+    const { documents } = await prepareSite(read.pages, siteFor("https://docs.test"));
+    expect(documents.map((doc) => doc.title)).toEqual(["Safe", "Two"]);
+  });
+
+  it("keeps control characters out of every reader's pages: prepareDocument drops them", async () => {
+    const { documents } = await prepareSite([{ path: "page.md", text: "# Page\n\nNUL\u0000 ESC\u001b[2J BEL\u0007 C1\u009b end\ttab\n" }], siteFor("https://docs.test"));
+    expect(documents[0]?.content).toBe("# Page\n\nNUL ESC[2J BEL C1 end\ttab");
   });
 });

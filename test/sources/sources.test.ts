@@ -1,9 +1,11 @@
 // Sources are rows a deployer keeps with `npm run sources`; the cron asks which
 // are due and a run claims one so two runs of a source never overlap.
-import { env, SELF } from "cloudflare:test";
+import { createExecutionContext, env, SELF } from "cloudflare:test";
+import { app } from "../../src/index.ts";
 import { beforeEach, describe, expect, it } from "vitest";
 import { runSource } from "../../src/sources/run.ts";
 import { addSource, claimSource, dueSources, finishRun, getSource, listSources, parseInterval, removeSource } from "../../src/sources/sources.ts";
+import { redactUrlSecrets } from "../../src/text/redact-urls.ts";
 
 const NOW = Date.UTC(2026, 11, 1, 12, 0, 0);
 const counts = { added: 3, updated: 1, unchanged: 5, removed: 1, skipped: 0 };
@@ -124,5 +126,47 @@ describe("GET /sources", () => {
         },
       ],
     });
+  });
+
+  it("never shows a source URL's secrets: userinfo and query strings are redacted when stored and when shown (issue 39, row 5)", async () => {
+    const secret = "https://deploy:hunter2@docs.example.test/llms.txt?sig=abc123&access_token=tok-456";
+    await addSource(env.DB, { name: "signed", kind: "llms", url: secret, every: 3600 }, NOW);
+    await claimSource(env.DB, "signed", "run-1", NOW);
+    await finishRun(env.DB, "signed", "run-1", { outcome: "failed", error: `could not read ${secret}: ${secret}: HTTP 403` }, NOW + 1000);
+    const stored = await env.DB.prepare("SELECT error FROM sources WHERE name = 'signed'").first<{ error: string }>();
+    const redacted = "https://[redacted]@docs.example.test/llms.txt?[redacted]";
+    expect(stored?.error).toBe(`could not read ${redacted}: ${redacted}: HTTP 403`);
+    // A row stored before errors were redacted is redacted on the way out.
+    await env.DB.prepare("UPDATE sources SET error = ?1 WHERE name = 'signed'").bind(`HTTP 403 from ${secret}`).run();
+    const text = await (await SELF.fetch("https://almanac.test/sources")).text();
+    for (const leak of ["hunter2", "abc123", "tok-456", "deploy:"]) expect(text).not.toContain(leak);
+    expect(JSON.parse(text).sources[0].lastRun.error).toBe(`HTTP 403 from ${redacted}`);
+  });
+});
+
+describe("GET /sources in a browser (issue 39, row 5)", () => {
+  it("refuses a rebound Host and another site's page, and is cached privately", async () => {
+    const loopbackOnly = { ...env, ALLOWED_HOSTS: "localhost,127.0.0.1" };
+    const served = await app.fetch(new Request("http://localhost/sources"), loopbackOnly, createExecutionContext());
+    expect(served.status).toBe(200);
+    expect(served.headers.get("Cache-Control")).toBe("private, max-age=60");
+    const rebound = await app.fetch(new Request("http://evil.example.com/sources"), loopbackOnly, createExecutionContext());
+    expect(rebound.status).toBe(403);
+    expect(await rebound.json()).toEqual({
+      error: { code: 403, status: "PERMISSION_DENIED", message: 'Host "evil.example.com" is not served here; allowed hosts: localhost, 127.0.0.1' },
+    });
+    const foreign = await app.fetch(new Request("http://localhost/sources", { headers: { Origin: "https://evil.example" } }), loopbackOnly, createExecutionContext());
+    expect(foreign.status).toBe(403);
+  });
+});
+
+describe("redactUrlSecrets", () => {
+  it("keeps scheme, host, path and fragment, and the sentence around the URL", () => {
+    expect(redactUrlSecrets("fetch failed (https://a.dev/x?token=1). Then (http://u@b.dev:8080/y#part), ftp://c.dev/z?q")).toBe(
+      "fetch failed (https://a.dev/x?[redacted]). Then (http://[redacted]@b.dev:8080/y#part), ftp://c.dev/z?[redacted]",
+    );
+    expect(redactUrlSecrets("https://a.dev/docs/ and no secrets")).toBe("https://a.dev/docs/ and no secrets");
+    // The last @ of the authority ends the userinfo, as URL parsers read it; an @ in the path is the path's.
+    expect(redactUrlSecrets("https://u:p@ss@a.dev/@team?x=1#y")).toBe("https://[redacted]@a.dev/@team?[redacted]#y");
   });
 });

@@ -1,10 +1,11 @@
 // Whatever a person (or a script) types into the panels' fields, the answer
 // is a page with a 2xx or 4xx status: never a 500.
+import { exports } from "cloudflare:workers";
 import fc from "fast-check";
 import { beforeAll, describe, expect, it } from "vitest";
 import { loadCorpus } from "../documents/corpus.ts";
 import { loadDefaultLibrary } from "../library/fixtures.ts";
-import { getPage, postForm } from "./page.ts";
+import { getPage, ORIGIN, postForm } from "./page.ts";
 
 beforeAll(async () => {
   await loadCorpus();
@@ -53,4 +54,29 @@ describe("the panels under arbitrary input", () => {
       { numRuns: RUNS },
     );
   });
+});
+
+describe("forms a browser would never send (issue 39, row 7)", () => {
+  /** A POST with this body and content type, from the page's own origin. */
+  const post = (path: string, contentType: string, body: string) =>
+    exports.default.fetch(new Request(`${ORIGIN}${path}`, { method: "POST", headers: { Origin: ORIGIN, "Content-Type": contentType, "CF-Connecting-IP": "198.51.100.62" }, body }));
+
+  const malformed: [string, string][] = [
+    ["multipart/form-data", "query=no boundary"],
+    ["multipart/form-data; boundary=xyz", "not a multipart body at all"],
+    ["multipart/form-data; boundary=xyz", '--xyz\r\nContent-Disposition: form-data; name="query"\r\n\r\nunfinished'],
+    ["multipart/form-data; boundary=", "--\r\n\r\n"],
+  ];
+
+  for (const path of ["/try/ask", "/try/allowance"]) {
+    it(`${path} answers a malformed multipart body with 400 and a page saying what to send, not 500`, async () => {
+      for (const [contentType, body] of malformed) {
+        const response = await post(path, contentType, body);
+        const html = await response.text();
+        expect(response.status, `${contentType}: ${body}`).toBe(400);
+        expect(html).toMatch(/^<!doctype html>/);
+        expect(html).toContain("the form could not be read");
+      }
+    });
+  }
 });

@@ -58,7 +58,7 @@ export function chunkDocument(title: string, body: string): Chunk[] {
     const prefix = [title, ...path].join(" > ");
     splitSection(section).forEach((part, index) => {
       chunks.push({
-        id: index === 0 ? section.anchor : freePart(section.anchor, index + 1, anchors),
+        id: index === 0 ? section.anchor : anchors.claimPart(section.anchor, index + 1),
         position: chunks.length,
         heading,
         content: `${prefix}\n\n${part}`,
@@ -93,18 +93,4 @@ function splitSection(section: Section): string[] {
 
 function squash(text: string): string {
   return text.replace(/\s+/g, " ").trim().toLowerCase();
-}
-
-/**
- * `anchor-part-N` for a long section's further piece, N the first free
- * number from `part`: the id always ends in `-part-N`, which links drop
- * (search-documents.ts sectionLink), even where the page already named a
- * heading `anchor-part-N` (html.ts anchorUnnamedHeadings).
- */
-function freePart(anchor: string, part: number, used: Set<string>): string {
-  let n = part;
-  while (used.has(`${anchor}-part-${n}`)) n += 1;
-  const id = `${anchor}-part-${n}`;
-  used.add(id);
-  return id;
 }

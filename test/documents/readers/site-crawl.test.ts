@@ -87,6 +87,26 @@ describe("crawling", () => {
     expect(result.skipped.some((skip) => skip.reason === "not read: the crawl stopped at --max-pages 12")).toBe(true);
   });
 
+  it("reports the rest of a 200,000-URL sitemap index when --max-pages stops it (issue 39, row 4: push(...queue) overflowed the stack)", async () => {
+    const sitemapOf = (part: number) =>
+      `<urlset>${Array.from({ length: 50_000 }, (_, index) => `<url><loc>https://big.test/p${part}-${index}</loc></url>`).join("")}</urlset>`;
+    const pages: Record<string, Page> = {
+      "/sitemap.xml": { body: `<sitemapindex>${[1, 2, 3, 4].map((part) => `<sitemap><loc>https://big.test/s${part}.xml</loc></sitemap>`).join("")}</sitemapindex>`, type: "application/xml" },
+    };
+    for (const part of [1, 2, 3, 4]) pages[`/s${part}.xml`] = { body: sitemapOf(part), type: "application/xml" };
+    const fetcher = site("https://big.test", pages).fetch;
+    const anyPage = (async (input: RequestInfo | URL, init?: RequestInit) =>
+      /\/p\d-\d+$/.test(String(input)) ? new Response(html("P", "<p>p</p>"), { headers: { "content-type": "text/html" } }) : fetcher(input, init)) as typeof fetch;
+    const result = await crawlSite({ start: "https://big.test/", fetch: anyPage, userAgent: UA, limits: { maxPages: 10 } });
+    expect(result.source).toBe("sitemap");
+    expect(result.pages).toHaveLength(10);
+    expect(result.stoppedBy).toBe("--max-pages 10");
+    const notRead = result.skipped.filter((skip) => skip.reason === "not read: the crawl stopped at --max-pages 10");
+    expect(notRead).toHaveLength(199_990);
+    expect(notRead.at(-1)?.url).toBe("https://big.test/p4-49999");
+    expect(result.state.queue).toEqual([]);
+  });
+
   it("follows a redirect within the origin, refuses one to another host, and caps a page's size and time", async () => {
     const { fetch } = site("https://docs.test", {
       "/": { body: html("Home", `<a href="/moved">m</a><a href="/away">a</a><a href="/huge">h</a><a href="/slow">s</a>`) },
@@ -111,11 +131,64 @@ describe("crawling", () => {
     });
   });
 
+  it("reads a page nested 3,000 levels beside the others, and skips a page the reader cannot take, naming it (issue 39, row 3)", async () => {
+    const { fetch } = site("https://deep.test", {
+      "/": { body: html("Home", `<a href="/deep">Deep</a><a href="/plain">Plain</a>`) },
+      "/deep": { body: html("Deep", `<p>Above.</p>${"<div>".repeat(3_000)}below`) },
+      "/plain": { body: html("Plain", "<p>Plain.</p>") },
+    });
+    const deep = await crawlSite({ start: "https://deep.test/", fetch, userAgent: UA });
+    expect(deep.pages.map((page) => page.url)).toEqual(["https://deep.test/", "https://deep.test/deep", "https://deep.test/plain"]);
+    const deepPage = deep.pages.find((page) => page.url === "https://deep.test/deep");
+    expect(deepPage?.status === "fetched" && deepPage.page.markdown).toBe("# Deep {#intro-part-2}\n\nAbove.");
+    // A content selector hast-util-select cannot parse throws for every page: each is skipped with its URL, the crawl ends.
+    const unreadable = await crawlSite({ start: "https://deep.test/", fetch, userAgent: UA, contentSelector: "main[" });
+    expect(unreadable.pages).toEqual([]);
+    expect(unreadable.skipped).toEqual([{ url: "https://deep.test/", reason: expect.stringMatching(/^could not be read as HTML \(.+\)$/) }]);
+  });
+
   it("crawls nothing when robots.txt cannot be read, as RFC 9309 says", async () => {
     const { fetch } = site("https://down.test", { "/robots.txt": { body: () => new Response("oops", { status: 503 }) }, "/": { body: html("Home", "") } });
     const result = await crawlSite({ start: "https://down.test/", fetch, userAgent: UA });
     expect(result.pages).toEqual([]);
     expect(result.skipped[0]?.reason).toMatch(/robots\.txt could not be read \(HTTP 503\)/);
+  });
+
+  it("reads the first 500 KiB of a longer robots.txt and says so, where it used to block the whole site (issue 39, row 9)", async () => {
+    // 600 KiB: the rules that matter first, filler, a rule cut at 500 KiB right after "Allow: /docs/private/"
+    // (kept, it would allow /docs/private/x), and a rule past the cut.
+    const head = "User-agent: *\nDisallow: /docs/private\n";
+    const fillerLine = "Disallow: /never-linked-page-of-filler\n";
+    const filler = fillerLine.repeat(Math.ceil((500 * 1024) / fillerLine.length)).slice(0, 500 * 1024 - head.length - "\nAllow: /docs/private/".length);
+    const robots = `${head}${filler}\nAllow: /docs/private/only-this-page\nDisallow: /docs/late\n${"#".repeat(100 * 1024)}`;
+    const { fetch } = site("https://big.test", {
+      "/robots.txt": { body: robots, type: "text/plain" },
+      "/docs/": { body: html("Home", `<a href="private/x">P</a><a href="late">L</a>`) },
+      "/docs/late": { body: html("Late", "<p>Past the cut.</p>") },
+    });
+    const result = await crawlSite({ start: "https://big.test/docs/", fetch, userAgent: UA });
+    expect(result.pages.map((page) => page.url)).toEqual(["https://big.test/docs/", "https://big.test/docs/late"]);
+    expect(result.skipped).toEqual(
+      expect.arrayContaining([
+        { url: "https://big.test/robots.txt", reason: "robots.txt is over 500 KB: only its first 500 KB were read, as RFC 9309 allows" },
+        { url: "https://big.test/docs/private/x", reason: "disallowed by robots.txt" },
+      ]),
+    );
+  });
+
+  it("does not follow robots.txt to another host: read as none, and said (issue 39, row 8)", async () => {
+    const { fetch, requests } = site("https://moved.test", {
+      "/robots.txt": { body: () => new Response(null, { status: 301, headers: { location: "https://tracker.test/robots.txt" } }) },
+      "/": { body: html("Home", "<p>Home.</p>") },
+    });
+    const result = await crawlSite({ start: "https://moved.test/", fetch, userAgent: UA });
+    expect(requests.some((request) => request.url.startsWith("https://tracker.test"))).toBe(false);
+    expect(result.pages.map((page) => page.url)).toEqual(["https://moved.test/"]);
+    expect(result.skipped).toContainEqual({
+      url: "https://moved.test/robots.txt",
+      reason: "robots.txt ignored: it redirects to another host (https://tracker.test/robots.txt); not followed, so read as no robots.txt",
+    });
+    expect(result.state.robots).toEqual({ ignored: "it redirects to another host (https://tracker.test/robots.txt); not followed, so read as no robots.txt" });
   });
 });
 
@@ -303,6 +376,27 @@ describe("ingesting a site into D1", () => {
     delete changed["/docs/old"];
     const third = await ingestSite(env.DB, { ...options, fetch: site("http://mirror.test", changed).fetch });
     expect(third).toMatchObject({ updated: ["documents/docs.example.org/docs/guide"], removed: ["documents/docs.example.org/docs/old"], notModified: 1 });
+  });
+
+  it("never lets a canonical link take another page's name: a lying one is ignored, a true copy is still one page (issue 39, row 14)", async () => {
+    const withCanonical = (canonical: string, title: string, body: string) =>
+      `<html><head><link rel="canonical" href="${canonical}"></head><body><main><h1>${title}</h1>${body}</main></body></html>`;
+    const { fetch } = site("https://canon.test", {
+      "/docs/": { body: html("Home", `<p>Welcome.</p><a href="a-liar">A</a><a href="index.html">I</a><a href="zeta">Z</a>`) },
+      // Sorted before /docs/zeta, it used to take zeta's name and zeta was dropped as "the same page".
+      "/docs/a-liar": { body: withCanonical("https://canon.test/docs/zeta", "Liar", "<p>Not zeta at all.</p>") },
+      "/docs/zeta": { body: html("Zeta", "<p>The real zeta.</p>") },
+      // A true copy of the home page, as index.html often is.
+      "/docs/index.html": { body: html("Home", `<p>Welcome.</p><a href="a-liar">A</a><a href="index.html">I</a><a href="zeta">Z</a>`).replace("<head>", '<head><link rel="canonical" href="/docs/">') },
+    });
+    const result = await ingestSite(env.DB, { start: "https://canon.test/docs/", fetch, prune: false, userAgent: UA });
+    expect(result.added.sort()).toEqual(["documents/canon.test/docs", "documents/canon.test/docs/a-liar", "documents/canon.test/docs/zeta"]);
+    const zeta = (await findDocuments(env.DB, ["documents/canon.test/docs/zeta"])).get("documents/canon.test/docs/zeta");
+    expect(zeta?.content).toBe("# Zeta\n\nThe real zeta.");
+    expect(result.notes).toEqual([
+      { url: "https://canon.test/docs/a-liar", note: "canonical https://canon.test/docs/zeta ignored: https://canon.test/docs/zeta was read on its own, with other text" },
+    ]);
+    expect(result.skipped).toContainEqual({ url: "https://canon.test/docs/index.html", reason: "the same page as https://canon.test/docs/ (its canonical link)" });
   });
 
   it("an unattended run (refuseFailingSite) publishes nothing from a site failing more than 1 page in 10; a person's run publishes what it read", async () => {

@@ -2,6 +2,7 @@
 // robots.txt, sitemaps, scope and globs, and HTML → Markdown on real Sphinx pages from Python's documentation.
 import { describe, expect, it } from "vitest";
 import { htmlToPage } from "../../../src/documents/ingest/readers/site/html.ts";
+import { MAX_ELEMENT_DEPTH } from "../../../src/documents/ingest/readers/site/parse-html.ts";
 import { parseRobots } from "../../../src/documents/ingest/readers/site/robots.ts";
 import { globMatcher, inScope, publicUrlFor, scopeOf } from "../../../src/documents/ingest/readers/site/scope.ts";
 import { parseSitemap } from "../../../src/documents/ingest/readers/site/sitemap.ts";
@@ -48,6 +49,70 @@ Sitemap: https://docs.example.com/sitemap.xml
     expect(parseRobots(robots, "x").sitemaps).toEqual(["https://docs.example.com/sitemap.xml"]);
     expect(parseRobots("User-agent: *\nDisallow:", "Almanac").allows("/anything")).toBe(true);
   });
+
+  it("chooses Almanac's group by its product token only: not `A`, not an empty agent, and `Almanac/9.9` is Almanac (issue 39, row 9)", () => {
+    const groups = (agent: string) => `User-agent: *\nDisallow: /for-all\n\nUser-agent: ${agent}\nDisallow: /for-that-group\n`;
+    for (const stranger of ["A", "", "Alma", "/almanac"]) {
+      const forAlmanac = parseRobots(groups(stranger), "Almanac");
+      expect(forAlmanac.allows("/for-that-group"), `User-agent: ${stranger}`).toBe(true);
+      expect(forAlmanac.allows("/for-all"), `User-agent: ${stranger}`).toBe(false);
+    }
+    for (const ours of ["Almanac/9.9", "ALMANAC", "almanac (docs crawler)"]) {
+      const forAlmanac = parseRobots(groups(ours), "Almanac");
+      expect(forAlmanac.allows("/for-that-group"), `User-agent: ${ours}`).toBe(false);
+      expect(forAlmanac.allows("/for-all"), `User-agent: ${ours}`).toBe(true);
+    }
+  });
+
+  it("matches * and $ exactly as the regex it replaced, on every small pattern and path", () => {
+    const reference = (pattern: string, path: string) => {
+      const anchored = pattern.endsWith("$");
+      const body = (anchored ? pattern.slice(0, -1) : pattern).split("*").map((part) => part.replace(/[.$]/g, "\\$&")).join(".*");
+      return new RegExp(`^${body}${anchored ? "$" : ""}`).test(path);
+    };
+    // Every pattern of up to 5 characters over /, a, b, * (and each with a final $), against every path of up to 5 of /, a, b.
+    const wordsUpTo = (alphabet: string, length: number): string[] => {
+      let all = [""];
+      let longest = [""];
+      for (let size = 1; size <= length; size += 1) {
+        longest = longest.flatMap((word) => [...alphabet].map((letter) => word + letter));
+        all = all.concat(longest);
+      }
+      return all;
+    };
+    const patterns = wordsUpTo("/ab*", 5).filter((pattern) => pattern.startsWith("/") || pattern.startsWith("*"));
+    const paths = wordsUpTo("/ab", 5);
+    let compared = 0;
+    for (const body of patterns) {
+      for (const pattern of [body, `${body}$`]) {
+        const robots = parseRobots(`User-agent: *\nDisallow: ${pattern}`, "Almanac");
+        for (const path of paths) {
+          if (robots.allows(path) === reference(pattern, path)) throw new Error(`${pattern} on ${path}`);
+          compared += 1;
+        }
+      }
+    }
+    expect(compared).toBeGreaterThan(100_000);
+  });
+
+  it("matches a rule of thousands of * against a long path without backtracking (issue 39, row 1: 12 * never ended)", () => {
+    // The repro: 10 and 40 wildcards before a letter the path lacks.
+    const path = `/${"a".repeat(40)}`;
+    for (const stars of [10, 12, 40]) expect(parseRobots(`User-agent: *\nDisallow: /${"*a".repeat(stars)}*b`, "Almanac").allows(path)).toBe(true);
+    // At scale: 20,000 * against a 100,000-character path, matching and failing; each part is searched once, left to right.
+    const longPath = `/${"ab".repeat(50_000)}`;
+    const manyStars = `/${"*a".repeat(10_000)}`;
+    expect(parseRobots(`User-agent: *\nDisallow: ${manyStars}*b$`, "Almanac").allows(longPath)).toBe(false);
+    expect(parseRobots(`User-agent: *\nDisallow: ${manyStars}*c`, "Almanac").allows(longPath)).toBe(true);
+    expect(parseRobots(`User-agent: *\nDisallow: ${manyStars}*a$`, "Almanac").allows(longPath)).toBe(true);
+  });
+
+  it("reads a line of many # before a line separator in one pass", () => {
+    // `/#.*$/` retried from each # on such a line: 500,000 of them were hours of work.
+    const robots = parseRobots(`User-agent: *\nDisallow: /x ${"#".repeat(500_000)}\u2028\nDisallow: /y`, "Almanac");
+    expect(robots.allows("/x")).toBe(false);
+    expect(robots.allows("/y")).toBe(false);
+  });
 });
 
 describe("sitemaps", () => {
@@ -61,6 +126,21 @@ describe("sitemaps", () => {
   it("tells an index from a urlset, and refuses what is neither", () => {
     expect(parseSitemap("<sitemapindex><sitemap><loc>https://a.dev/s1.xml</loc></sitemap></sitemapindex>")).toEqual({ kind: "index", locations: ["https://a.dev/s1.xml"] });
     expect(parseSitemap("<html><body>not found</body></html>")).toBeNull();
+  });
+
+  it("scans unclosed <loc> tags in one pass (issue 39, row 2: 100 KB took 7 s, 1 MB hung the crawl)", () => {
+    const unclosed = `<urlset>${"<url><loc>https://a.dev/x".repeat(50_000)}</urlset>`;
+    expect(unclosed.length).toBeGreaterThan(1_000_000);
+    expect(parseSitemap(unclosed)).toEqual({ kind: "urlset", locations: [] });
+    // Closed ones before an unclosed run are still read; a run of openers closed at the very end is markup, not a URL.
+    const mixed = `<urlset><url><loc>https://a.dev/first</loc></url>${"<loc>".repeat(200_000)}https://a.dev/last</loc></urlset>`;
+    expect(parseSitemap(mixed)?.locations).toEqual(["https://a.dev/first"]);
+  });
+
+  it("reads 50,000 locations, the most sitemaps.org allows in one file, prefixed tags included", () => {
+    const urls = Array.from({ length: 50_000 }, (_, index) => `https://a.dev/page-${index}`);
+    const xml = `<ns:urlset>${urls.map((url, index) => (index % 2 ? `<url><loc>${url}</loc></url>` : `<url><ns:loc> <![CDATA[${url}]]> </ns:loc></url>`)).join("\n")}</ns:urlset>`;
+    expect(parseSitemap(xml)).toEqual({ kind: "urlset", locations: urls });
   });
 });
 
@@ -214,5 +294,38 @@ describe("HTML to Markdown: what a reader does not see", () => {
     // SQLite's pages use <del>: before, mdast-util-to-markdown threw "unknown node `delete`" and the whole crawl stopped.
     const struck = htmlToPage(`<main><p>Use <del>old()</del> <s>older()</s> new().</p></main>`, { url: "https://x.dev/" });
     expect(struck.markdown).toBe("Use ~~old()~~ ~~older()~~ new().");
+  });
+});
+
+describe("HTML to Markdown: hostile shapes, linear and within the stack (issue 39, row 3)", () => {
+  const read = (main: string) => htmlToPage(`<html><body><main>${main}</main></body></html>`, { url: "https://x.dev/" });
+
+  it("reads a page nested 3,000 and 100,000 levels deep: the text above the depth cap is kept, nothing overflows", () => {
+    // Was "Maximum call stack size exceeded" for the whole crawl at 2,000 levels.
+    const levels = read(`<p>Intro.</p>${"<div>level ".repeat(3_000)}`);
+    expect(levels.markdown.startsWith("Intro.")).toBe(true);
+    const kept = levels.markdown.split("level").length - 1;
+    // <html>, <body> and <main> take three of the levels.
+    expect(kept).toBe(MAX_ELEMENT_DEPTH - 3);
+    expect(read(`<p>Intro.</p>${"<div>".repeat(100_000)}deep`).markdown).toBe("Intro.");
+  });
+
+  it("keeps emphasis three deep and unwraps the rest: 200 <em>s and 100 <em><strong>s convert (they took 66 s and 27 s)", () => {
+    expect(read(`<p>${"<em>".repeat(200)}x${"</em>".repeat(200)} after</p>`).markdown).toBe("_*_x_*_ after");
+    const alternating = read(`<p>${"<em>a <strong>b ".repeat(100)}end</p>`).markdown;
+    expect(alternating.startsWith("_a **b _a ")).toBe(true);
+    expect(alternating.match(/[ab] /g)).toHaveLength(200);
+    expect(alternating).toContain("end");
+  });
+
+  it("finds the one visible <main> among 20,000 hidden ones in one walk (it took 15 s)", () => {
+    const page = htmlToPage(`<html><body>${'<main hidden>hidden</main>'.repeat(20_000)}<main><p>The article.</p></main></body></html>`, { url: "https://x.dev/" });
+    expect(page.markdown).toBe("The article.");
+  });
+
+  it("anchors 5,000 sibling headings, each by the empty span before it, in one pass over the siblings", () => {
+    const page = read(Array.from({ length: 5_000 }, (_, index) => `<span id="s${index}"></span><h2>Step</h2><p>Do ${index}.</p>`).join(""));
+    expect(page.markdown.match(/^## Step \{#s\d+\}$/gm)).toHaveLength(5_000);
+    expect(page.markdown).toContain("## Step {#s4999}\n\nDo 4999.");
   });
 });

@@ -3,6 +3,7 @@
 // result is a folder of pages for prepareSite, paths relative to the file's
 // origin. Runs in a Worker as in the CLI: fetch and Web Streams only.
 import { headingSlug, markdownLines } from "../../../markdown/page.ts";
+import { CONTROL_CHARACTERS } from "../../../text/invisible.ts";
 import { pageUri } from "../../names.ts";
 import { FetchProblem, type Fetcher, fetchWithin, readTextWithin, withConcurrency } from "./fetch.ts";
 
@@ -116,13 +117,18 @@ export function parseLlmsTxt(text: string, baseUrl: string): LlmsTxt {
   return { title, summary: summary.join(" ").trim(), links };
 }
 
-/** The page path of a URL on its origin: its path decoded, without the leading slash (query and fragment dropped). */
+/**
+ * The page path of a URL on its origin: its path decoded, without the leading
+ * slash (query and fragment dropped). A segment whose decoding would hold a
+ * `/` or `\` stays encoded: `%2F..%2F` is one odd name, not a way up.
+ */
 export function pagePathOf(url: URL): string {
   return url.pathname
     .split("/")
     .map((segment) => {
       try {
-        return decodeURIComponent(segment);
+        const decoded = decodeURIComponent(segment);
+        return /[/\\]/.test(decoded) ? segment : decoded;
       } catch {
         return segment;
       }
@@ -160,7 +166,7 @@ export async function readLlmsPages(url: string, options: LlmsReadOptions = {}):
   } catch (error) {
     throw new LlmsRefused(`could not read ${start.href}: ${error instanceof Error ? error.message : String(error)}`);
   }
-  if (/-full\.txt$/i.test(start.pathname)) return splitLlmsFull(text, start);
+  if (/-full\.txt$/i.test(start.pathname)) return splitLlmsFull(text, start, limits.maxPages);
 
   const parsed = parseLlmsTxt(text, start.href);
   const skipped: LlmsPages["skipped"] = [];
@@ -249,7 +255,9 @@ async function fetchMarkdown(url: string, origin: string, limits: LlmsLimits, ma
     }
     const text = await readTextWithin(current, response, maxBytes, Math.max(1, limits.timeoutMs - (Date.now() - started)));
     if (/^\s*<(!doctype html|html)[\s>]/i.test(text)) throw new FetchProblem(`${current}: an HTML page, not Markdown; read HTML sites with npm run ingest -- site`);
-    return text;
+    if (text.includes("\0")) throw new FetchProblem(`${current}: binary (it holds NUL bytes), not Markdown`);
+    // Here, not only in prepareDocument: a heading becomes a page's title in its front matter, where YAML would revive an escaped ESC.
+    return text.replace(CONTROL_CHARACTERS, "");
   }
   throw new FetchProblem(`${url}: more than ${MAX_REDIRECTS} redirects`);
 }
@@ -261,9 +269,10 @@ const SOURCE_LINE = /^\s*(?:source|url):\s*<?(\S+?)>?\s*$/i;
  * Splits an llms-full.txt into pages at its top headings (the highest level
  * that occurs more than once, outside code): each page is its heading and
  * what follows, named by the `Source:` URL it gives on the file's origin,
- * else `<file path without .txt>/<heading slug>`.
+ * else `<file path without .txt>/<heading slug>` (`-2`, `-3`… for repeats).
+ * At most `maxPages` pages; the sections past it are counted in `capped`.
  */
-export function splitLlmsFull(text: string, fileUrl: URL): LlmsPages {
+export function splitLlmsFull(text: string, fileUrl: URL, maxPages = DEFAULT_LLMS_LIMITS.maxPages): LlmsPages {
   const all = markdownLines(text);
   // An llms.txt-style header (an H1 then a blockquote) is the file's title and summary, not a page.
   const nonEmpty = all.map((line, index) => ({ line, index })).filter(({ line }) => line.text.trim() !== "");
@@ -295,7 +304,14 @@ export function splitLlmsFull(text: string, fileUrl: URL): LlmsPages {
   const base = pagePathOf(fileUrl).replace(/\.txt$/i, "");
   const pages: LlmsPages["pages"] = [];
   const skipped: LlmsPages["skipped"] = [];
+  const capped: string[] = [];
+  if (sections.length > maxPages) {
+    capped.push(`${sections.length - maxPages} sections past the cap of ${maxPages} pages were not read`);
+    sections.length = maxPages;
+  }
   const used = new Set<string>();
+  /** Per path, the suffix to try next: counting up from 2 for every repeat took 141 s on 48 KB of one heading. */
+  const nextSuffix = new Map<string, number>();
   for (const section of sections) {
     let path: string | undefined;
     let url = "";
@@ -319,11 +335,16 @@ export function splitLlmsFull(text: string, fileUrl: URL): LlmsPages {
     if (path === undefined) path = `${base}/${headingSlug(section.heading)}`;
     const key = pageUri(fileUrl.origin, path);
     let unique = path;
-    for (let n = 2; used.has(pageUri(fileUrl.origin, unique)); n += 1) unique = `${path}-${n}`;
+    if (used.has(key)) {
+      let n = nextSuffix.get(path) ?? 2;
+      while (used.has(pageUri(fileUrl.origin, `${path}-${n}`))) n += 1;
+      unique = `${path}-${n}`;
+      nextSuffix.set(path, n + 1);
+    }
     used.add(key);
     used.add(pageUri(fileUrl.origin, unique));
     // The heading is the page's title even when the file splits at H2 (prepareSite titles from front matter, then an H1).
     pages.push({ path: unique, text: `---\ntitle: ${JSON.stringify(section.heading)}\n---\n${body.join("\n").trim()}\n`, url: url || new URL(`/${unique}`, fileUrl).href });
   }
-  return { kind: "llms-full.txt", title, summary, pages, skipped, capped: [] };
+  return { kind: "llms-full.txt", title, summary, pages, skipped, capped };
 }

@@ -10,7 +10,7 @@
  * a `CrawlState` from which the next call carries on.
  */
 import { htmlToPage, type HtmlPage } from "./html.ts";
-import { ALLOW_ALL, parseRobots, type Robots } from "./robots.ts";
+import { ALLOW_ALL, parseRobots, withoutComment, type Robots } from "./robots.ts";
 import { globMatcher, inScope, pageKey, scopeOf, type CrawlScope } from "./scope.ts";
 import { parseSitemap } from "./sitemap.ts";
 import { concatBytes } from "../../../../text/bytes.ts";
@@ -70,8 +70,12 @@ export interface SkippedUrl {
   gone?: boolean;
 }
 
-/** What robots.txt said, kept so a resumed crawl need not ask again. */
-export type SavedRobots = { text: string } | { unreadable: string } | "allow-all";
+/**
+ * What robots.txt said, kept so a resumed crawl need not ask again:
+ * its rules (`cut` when only its first MAX_ROBOTS_BYTES were read), none
+ * (a 4xx, or a redirect off the origin: `ignored` says why), or unreadable.
+ */
+export type SavedRobots = { text: string; cut?: true } | { unreadable: string } | { ignored: string } | "allow-all";
 
 /** Where a crawl stands between two calls: plain JSON (a Workflow step's result), well under 1 MiB for maxPages 2000. */
 export interface CrawlState {
@@ -183,14 +187,18 @@ export async function crawlSite(options: CrawlOptions): Promise<CrawlResult> {
     deadlines.set(response, signal);
     return response;
   };
-  const readBody = async (response: Response, maxBytes: number, what: string): Promise<Uint8Array> => {
+  /**
+   * A body within `maxBytes`; past it, a SizeCapExceeded, or with `keepFirst`
+   * the first `maxBytes` bytes and `cut` (robots.txt: RFC 9309 reads a prefix).
+   */
+  const readBody = async (response: Response, maxBytes: number, what: string, keepFirst = false): Promise<{ bytes: Uint8Array; cut: boolean }> => {
     const declared = Number(response.headers.get("content-length"));
-    if (Number.isFinite(declared) && declared > maxBytes) {
+    if (!keepFirst && Number.isFinite(declared) && declared > maxBytes) {
       await response.body?.cancel();
       throw new SizeCapExceeded(`${what} is ${formatBytes(declared)}, over the ${formatBytes(maxBytes)} cap`);
     }
     const reader = response.body?.getReader();
-    if (!reader) return new Uint8Array();
+    if (!reader) return { bytes: new Uint8Array(), cut: false };
     const signal = deadlines.get(response);
     const parts: Uint8Array[] = [];
     let size = 0;
@@ -198,24 +206,30 @@ export async function crawlSite(options: CrawlOptions): Promise<CrawlResult> {
       for (;;) {
         const { done, value } = await beforeDeadline(reader.read(), signal);
         if (done) break;
-        size += value.byteLength;
         result.bytes += value.byteLength;
-        if (size > maxBytes) throw new SizeCapExceeded(`${what} is over the ${formatBytes(maxBytes)} cap`);
         if (result.bytes > limits.maxRunBytes) throw new RunCapReached();
+        if (size + value.byteLength > maxBytes) {
+          if (!keepFirst) throw new SizeCapExceeded(`${what} is over the ${formatBytes(maxBytes)} cap`);
+          parts.push(value.subarray(0, maxBytes - size));
+          reader.cancel().catch(() => {});
+          return { bytes: concatBytes(parts, maxBytes), cut: true };
+        }
+        size += value.byteLength;
         parts.push(value);
       }
     } catch (error) {
       reader.cancel().catch(() => {});
       throw error;
     }
-    return concatBytes(parts, size);
+    return { bytes: concatBytes(parts, size), cut: false };
   };
 
   const robotsUrl = `${scope.origin}/robots.txt`;
   const savedRobots = resume ? resume.robots : await readRobots(robotsUrl, request, readBody);
   // Said once, by the call that tried to read it; resumed calls still crawl nothing.
-  if (!resume && typeof savedRobots === "object" && "unreadable" in savedRobots) {
-    result.skipped.push({ url: robotsUrl, reason: `robots.txt could not be read (${savedRobots.unreadable}); RFC 9309 says to crawl nothing until it can` });
+  if (!resume) {
+    const said = robotsReport(savedRobots);
+    if (said) result.skipped.push({ url: robotsUrl, reason: said });
   }
   const robots = robotsRules(savedRobots, agentToken);
   const delaySeconds = Math.min(robots.crawlDelaySeconds ?? 0, limits.maxCrawlDelaySeconds);
@@ -234,7 +248,7 @@ export async function crawlSite(options: CrawlOptions): Promise<CrawlResult> {
   };
 
   const seen = new Set<string>(resume?.seen);
-  const queue: string[] = [...(resume?.queue ?? [])];
+  const queue = new UrlQueue(resume?.queue ?? []);
   const enqueue = (url: string, reportOutOfScope: boolean): void => {
     let key: string;
     try {
@@ -290,7 +304,7 @@ export async function crawlSite(options: CrawlOptions): Promise<CrawlResult> {
       result.pages.push(crawled);
       if (result.source === "links") for (const link of crawled.links) enqueue(link, false);
       if (options.onProgress && result.pages.length % PROGRESS_EVERY === 0) {
-        options.onProgress(`read ${result.pages.length} pages (${queue.length} queued, ${formatBytes(result.bytes)})`);
+        options.onProgress(`read ${result.pages.length} pages (${queue.size} queued, ${formatBytes(result.bytes)})`);
       }
     };
 
@@ -343,12 +357,18 @@ export async function crawlSite(options: CrawlOptions): Promise<CrawlResult> {
         }
         let html: string;
         try {
-          html = new TextDecoder(charsetOf(type)).decode(await readBody(response, limits.maxPageBytes, "the page"));
+          html = new TextDecoder(charsetOf(type)).decode((await readBody(response, limits.maxPageBytes, "the page")).bytes);
         } catch (error) {
           if (error instanceof RunCapReached) throw error;
           return { skipped: { url, reason: fetchFailure(error, limits.timeoutMs), ...(error instanceof SizeCapExceeded ? {} : { transient: true }) } };
         }
-        const page = htmlToPage(html, { url: current, publicUrl: options.publicUrl, contentSelector: options.contentSelector });
+        let page: HtmlPage;
+        try {
+          page = htmlToPage(html, { url: current, publicUrl: options.publicUrl, contentSelector: options.contentSelector });
+        } catch (error) {
+          // One page the reader cannot take is that page's failure, never the crawl's.
+          return { skipped: { url, reason: `could not be read as HTML (${error instanceof Error ? error.message : String(error)})` } };
+        }
         const links = page.links.filter((link) => inScope(scope, pageKey(link)));
         const etag = response.headers.get("etag") ?? undefined;
         const lastModified = response.headers.get("last-modified") ?? undefined;
@@ -359,7 +379,7 @@ export async function crawlSite(options: CrawlOptions): Promise<CrawlResult> {
     const worker = async (): Promise<void> => {
       for (;;) {
         if (result.stoppedBy) return;
-        const url = queue[0];
+        const url = queue.next();
         if (url === undefined) {
           // Others may still add links: wait for them while any request is out.
           if (inFlight === 0) return;
@@ -372,7 +392,7 @@ export async function crawlSite(options: CrawlOptions): Promise<CrawlResult> {
         }
         // This call's share is spent: the queue waits in the state for the next call.
         if (spent >= budget) return;
-        queue.shift();
+        queue.take();
         started += 1;
         spent += 1;
         if (delaySeconds > 0) {
@@ -390,14 +410,12 @@ export async function crawlSite(options: CrawlOptions): Promise<CrawlResult> {
     };
     let inFlight = 0;
     await Promise.all(Array.from({ length: concurrency }, worker));
-    if (result.stoppedBy && queue.length > 0) {
-      result.skipped.push(
-        ...queue.map((url) => {
-          const first = retried.get(url);
-          return { url, reason: first ? `${first}; not tried again: the crawl stopped at ${result.stoppedBy}` : `not read: the crawl stopped at ${result.stoppedBy}` };
-        }),
-      );
-      queue.length = 0;
+    if (result.stoppedBy) {
+      // A loop, not push(...queue): a sitemap index may queue 200,000 URLs, past the arguments a call can take.
+      for (const url of queue.takeAll()) {
+        const first = retried.get(url);
+        result.skipped.push({ url, reason: first ? `${first}; not tried again: the crawl stopped at ${result.stoppedBy}` : `not read: the crawl stopped at ${result.stoppedBy}` });
+      }
     }
   } catch (error) {
     if (!(error instanceof RunCapReached)) throw error;
@@ -408,14 +426,65 @@ export async function crawlSite(options: CrawlOptions): Promise<CrawlResult> {
   const state: CrawlState = {
     source: result.source,
     robots: savedRobots,
-    queue: [...queue],
+    queue: queue.toArray(),
     seen: [...seen],
     started,
     retried: [...retried],
     requests: result.requests,
     bytes: result.bytes,
   };
-  return { ...result, state, done: result.stoppedBy !== undefined || queue.length === 0 };
+  return { ...result, state, done: result.stoppedBy !== undefined || queue.size === 0 };
+}
+
+/**
+ * Page keys to fetch, first in first out. Taking one moves an index:
+ * Array#shift copies the whole array once it is large (a sitemap index may
+ * queue 200,000 URLs), so a crawl of it would be quadratic.
+ */
+class UrlQueue {
+  private keys: string[];
+  private head = 0;
+
+  constructor(keys: readonly string[]) {
+    this.keys = [...keys];
+  }
+
+  get size(): number {
+    return this.keys.length - this.head;
+  }
+
+  /** The key taken next, without taking it. */
+  next(): string | undefined {
+    return this.keys[this.head];
+  }
+
+  take(): string | undefined {
+    const key = this.keys[this.head];
+    if (key === undefined) return undefined;
+    this.head += 1;
+    // Drop the taken keys once they are half the array: amortised O(1) a key.
+    if (this.head > 1024 && this.head * 2 > this.keys.length) {
+      this.keys = this.keys.slice(this.head);
+      this.head = 0;
+    }
+    return key;
+  }
+
+  push(key: string): void {
+    this.keys.push(key);
+  }
+
+  /** Every key still queued, in order, leaving the queue empty. */
+  takeAll(): string[] {
+    const rest = this.toArray();
+    this.keys = [];
+    this.head = 0;
+    return rest;
+  }
+
+  toArray(): string[] {
+    return this.keys.slice(this.head);
+  }
 }
 
 /** The validators worth keeping: only the ones the server sent. */
@@ -427,25 +496,27 @@ function pageValidators(validator: { etag?: string; lastModified?: string }): { 
 }
 
 type Request = (url: string, headers?: Record<string, string>) => Promise<Response>;
-type ReadBody = (response: Response, maxBytes: number, what: string) => Promise<Uint8Array>;
+type ReadBody = (response: Response, maxBytes: number, what: string, keepFirst?: boolean) => Promise<{ bytes: Uint8Array; cut: boolean }>;
 
-/** robots.txt caps: RFC 9309 asks crawlers to read at least 500 KiB. */
-const MAX_ROBOTS_BYTES = 512 * 1024;
+/** The part of a robots.txt read: RFC 9309 asks crawlers to parse at least 500 KiB, and a longer file still has rules. */
+const MAX_ROBOTS_BYTES = 500 * 1024;
 
 /**
  * The site's robots.txt as it is kept between calls. Missing (4xx) allows
  * everything; unreachable (5xx, network error) allows nothing, as RFC 9309
- * says, with the reason.
+ * says, with the reason. Redirects are followed within the origin only, as
+ * pages are: one elsewhere is taken as no robots.txt (RFC 9309's
+ * "unavailable"), and said.
  */
 async function readRobots(url: string, request: Request, readBody: ReadBody): Promise<SavedRobots> {
   try {
     let response = await request(url);
-    // robots.txt may redirect (http → https, www): up to five hops, as RFC 9309 allows.
     for (let hops = 0; response.status >= 300 && response.status < 400 && hops < 5; hops += 1) {
       await response.body?.cancel();
       const location = response.headers.get("location");
       const target = location ? safeUrl(location, url) : undefined;
       if (!target) break;
+      if (new URL(target).origin !== new URL(url).origin) return { ignored: `it redirects to another host (${target}); not followed, so read as no robots.txt` };
       response = await request(target);
     }
     if (response.status >= 400 && response.status < 500) {
@@ -456,8 +527,12 @@ async function readRobots(url: string, request: Request, readBody: ReadBody): Pr
       await response.body?.cancel();
       return { unreadable: `HTTP ${response.status}` };
     }
-    const text = new TextDecoder().decode(await readBody(response, MAX_ROBOTS_BYTES, "robots.txt"));
-    return { text: robotsLines(text) };
+    const { bytes, cut } = await readBody(response, MAX_ROBOTS_BYTES, "robots.txt", true);
+    const text = new TextDecoder().decode(bytes);
+    if (!cut) return { text: robotsLines(text) };
+    // The cut line may be a rule's first half: a shorter Allow would allow more than the site wrote.
+    const wholeLines = text.slice(0, Math.max(0, text.lastIndexOf("\n"), text.lastIndexOf("\r")));
+    return { text: robotsLines(wholeLines), cut };
   } catch (error) {
     if (error instanceof RunCapReached) throw error;
     return { unreadable: error instanceof Error ? error.message : String(error) };
@@ -471,16 +546,25 @@ async function readRobots(url: string, request: Request, readBody: ReadBody): Pr
 function robotsLines(text: string): string {
   return text
     .split(/\r\n|\r|\n/)
-    .map((line) => line.replace(/#.*$/, "").trim())
+    .map((line) => withoutComment(line).trim())
     .filter((line) => line.indexOf(":") > 0)
     .join("\n");
 }
 
 /** The rules of a kept robots.txt for our user agent. */
 function robotsRules(saved: SavedRobots, agent: string): Robots {
-  if (saved === "allow-all") return ALLOW_ALL;
+  if (saved === "allow-all" || "ignored" in saved) return ALLOW_ALL;
   if ("unreadable" in saved) return { allows: () => false, sitemaps: [] };
   return parseRobots(saved.text, agent);
+}
+
+/** What the report says of robots.txt, when it is not simply read or absent. */
+function robotsReport(saved: SavedRobots): string | undefined {
+  if (saved === "allow-all") return undefined;
+  if ("unreadable" in saved) return `robots.txt could not be read (${saved.unreadable}); RFC 9309 says to crawl nothing until it can`;
+  if ("ignored" in saved) return `robots.txt ignored: ${saved.ignored}`;
+  if (saved.cut) return `robots.txt is over ${formatBytes(MAX_ROBOTS_BYTES)}: only its first ${formatBytes(MAX_ROBOTS_BYTES)} were read, as RFC 9309 allows`;
+  return undefined;
 }
 
 /** One sitemap's cap: sitemaps.org allows 50 MB uncompressed. */
@@ -509,7 +593,7 @@ async function readSitemaps(scope: CrawlScope, robots: Robots, limits: CrawlLimi
         if (declared.length > 0) result.skipped.push({ url, reason: `sitemap: HTTP ${response.status}` });
         continue;
       }
-      const body = await readBody(response, MAX_SITEMAP_BYTES, "the sitemap");
+      const { bytes: body } = await readBody(response, MAX_SITEMAP_BYTES, "the sitemap");
       text = await decodeMaybeGzip(body, MAX_SITEMAP_BYTES);
     } catch (error) {
       if (error instanceof RunCapReached) throw error;
@@ -533,7 +617,7 @@ async function readSitemaps(scope: CrawlScope, robots: Robots, limits: CrawlLimi
       }
     }
   }
-  if (toRead.length > 0) result.skipped.push(...toRead.map((url) => ({ url, reason: `sitemap not read: over the cap of ${limits.maxSitemaps} sitemaps` })));
+  for (const url of toRead) result.skipped.push({ url, reason: `sitemap not read: over the cap of ${limits.maxSitemaps} sitemaps` });
   return pages;
 }
 

@@ -13,7 +13,7 @@ import { newRunId, type WriteProgress } from "../../write-corpus.ts";
 import { abandonGeneration, beginGeneration, publishGeneration, stagePages, type StagedValidator } from "../../generations.ts";
 import { refuseVersionConflicts, type SiteVersion } from "../../../versions.ts";
 import type { SyncReport } from "../../../../sync-report.ts";
-import { crawlSite, type CrawlOptions, type CrawlResult, type CrawlState, type PageValidator, type SkippedUrl } from "./crawl.ts";
+import { crawlSite, type CrawledPage, type CrawlOptions, type CrawlResult, type CrawlState, type PageValidator, type SkippedUrl } from "./crawl.ts";
 import { inScope, pageKey, publicUrlFor, publishedUrl, scopeOf } from "./scope.ts";
 
 /** What to crawl and how: the crawl's own options (`start`'s origin and folder are its scope), and where its pages go. */
@@ -176,8 +176,12 @@ export async function crawlSitePiece(db: D1Database, runId: string, options: Sit
   const documents: PreparedDocument[] = [];
   const keep: string[] = [];
   const urlOfName = new Map<string, string>();
+  /** The Markdown of each page named so far, to tell a true duplicate from a canonical link that lies. */
+  const markdownOfName = new Map<string, string>();
   const validators: StagedValidator[] = [];
-  for (const [index, crawled] of crawl.pages.entries()) {
+  // Pages named by their own address first: a canonical link may join a page to the one it names, never take that page's name.
+  const ordered = [...crawl.pages].sort((a, b) => Number(namesAnother(a)) - Number(namesAnother(b)));
+  for (const [index, crawled] of ordered.entries()) {
     if (options.onProgress && crawl.pages.length > 100 && (index + 1) % 100 === 0) options.onProgress(`prepared ${index + 1}/${crawl.pages.length} pages`);
     if (crawled.status === "unchanged") {
       const previous = known.get(crawled.url);
@@ -193,13 +197,21 @@ export async function crawlSitePiece(db: D1Database, runId: string, options: Sit
     let key = crawled.url;
     if (page.canonical) {
       // A canonical elsewhere (another host, file:///, a wrong folder) names nothing this crawl can vouch for.
-      const canonical = /^https?:/.test(page.canonical) ? pageKey(page.canonical) : undefined;
+      const canonical = canonicalKey(page.canonical);
       if (canonical && inScope(scope, canonical)) key = canonical;
       else notes.push({ url: crawled.url, note: `canonical ${page.canonical} ignored: not under ${scope.origin}${scope.prefix}` });
     }
+    const nameOf = (url: string) => documentNameForUri(publishedUrl(publicUrl(url)));
+    let name = nameOf(key);
+    let first = urlOfName.get(name);
+    if (first && key !== crawled.url && markdownOfName.get(name) !== page.markdown) {
+      // The page its canonical link names was read with other text: this one is not a copy of it, and keeps its own address.
+      notes.push({ url: crawled.url, note: `canonical ${page.canonical} ignored: ${first} was read on its own, with other text` });
+      key = crawled.url;
+      name = nameOf(key);
+      first = urlOfName.get(name);
+    }
     const uri = publishedUrl(publicUrl(key));
-    const name = documentNameForUri(uri);
-    const first = urlOfName.get(name);
     if (first) {
       skipped.push({ url: crawled.url, reason: `the same page as ${first} (${key === crawled.url ? `both are ${uri}` : "its canonical link"})` });
       continue;
@@ -209,8 +221,8 @@ export async function crawlSitePiece(db: D1Database, runId: string, options: Sit
     try {
       document = await prepareDocument(new URL(key).pathname.slice(1) || "index", `---\n${frontMatter}\n---\n${page.markdown}\n`, site);
     } catch (error) {
-      if (!(error instanceof PageError)) throw error;
-      skipped.push({ url: crawled.url, reason: error.message });
+      // A page that cannot be prepared is skipped with its reason; the run's other pages are still written.
+      skipped.push({ url: crawled.url, reason: error instanceof PageError ? error.message : `could not be prepared (${error instanceof Error ? error.message : String(error)})` });
       continue;
     }
     if (!document) {
@@ -220,6 +232,7 @@ export async function crawlSitePiece(db: D1Database, runId: string, options: Sit
     // The page is known by its public URL, not by a file path.
     documents.push({ ...document, uri, name, path: crawled.url });
     urlOfName.set(name, crawled.url);
+    markdownOfName.set(name, page.markdown);
     validators.push({ url: crawled.url, name, links: crawled.links, ...validatorsOf(crawled) });
   }
   // Pages that failed for now say nothing about what the site no longer has: they are kept.
@@ -269,6 +282,18 @@ export async function publishSiteRun(
   const pruneRefused = options.prune && state.stoppedBy ? `the crawl stopped at ${state.stoppedBy}, so pages it did not reach were kept` : undefined;
   const report = await publishGeneration(db, runId, { baseUri: site.baseUri, site, prune: options.prune && !pruneRefused });
   return { ...report, ...(pruneRefused ? { pruneRefused } : {}) };
+}
+
+/** The page key a canonical link names, when it is an http(s) URL. */
+function canonicalKey(canonical: string): string | undefined {
+  return /^https?:/.test(canonical) ? pageKey(canonical) : undefined;
+}
+
+/** True when a fetched page's canonical link names another address than its own. */
+function namesAnother(crawled: CrawledPage): boolean {
+  if (crawled.status !== "fetched" || !crawled.page.canonical) return false;
+  const canonical = canonicalKey(crawled.page.canonical);
+  return canonical !== undefined && canonical !== crawled.url;
 }
 
 function validatorsOf(page: { etag?: string; lastModified?: string }): { etag?: string; lastModified?: string } {

@@ -22,11 +22,44 @@ export function parseSitemap(xml: string): Sitemap | null {
   const root = /<(?:[\w-]+:)?(urlset|sitemapindex)[\s>]/.exec(xml);
   if (!root) return null;
   const locations: string[] = [];
-  for (const match of xml.matchAll(/<(?:[\w-]+:)?loc>\s*(?:<!\[CDATA\[)?([\s\S]*?)(?:\]\]>)?\s*<\/(?:[\w-]+:)?loc>/g)) {
-    const location = decodeEntities(match[1] ?? "").trim();
+  for (const text of locTexts(xml)) {
+    const raw = withoutCdata(text.trim());
+    // Markup inside a <loc> (unclosed tags before it) is not a URL.
+    if (raw.includes("<")) continue;
+    const location = decodeEntities(raw).trim();
     if (location) locations.push(location);
   }
   return { kind: root[1] === "sitemapindex" ? "index" : "urlset", locations };
+}
+
+const LOC_OPEN = /<(?:[\w-]+:)?loc>/g;
+const LOC_CLOSE = /<\/(?:[\w-]+:)?loc>/g;
+
+/**
+ * The text inside each `<loc>…</loc>`, in one pass: each search starts
+ * where the last ended. An opening tag with no closing one after it ends
+ * the scan, since no later one can close either (a lazy regex rescanned to
+ * the end from every unclosed `<loc>`: 1 MB of them never finished).
+ */
+function* locTexts(xml: string): Generator<string> {
+  let position = 0;
+  for (;;) {
+    LOC_OPEN.lastIndex = position;
+    const open = LOC_OPEN.exec(xml);
+    if (!open) return;
+    LOC_CLOSE.lastIndex = LOC_OPEN.lastIndex;
+    const close = LOC_CLOSE.exec(xml);
+    if (!close) return;
+    yield xml.slice(LOC_OPEN.lastIndex, close.index);
+    position = LOC_CLOSE.lastIndex;
+  }
+}
+
+/** A location written as `<![CDATA[…]]>`, unwrapped. */
+function withoutCdata(text: string): string {
+  const start = text.startsWith("<![CDATA[") ? "<![CDATA[".length : 0;
+  const end = text.endsWith("]]>") ? text.length - "]]>".length : text.length;
+  return text.slice(start, Math.max(start, end));
 }
 
 function decodeEntities(text: string): string {
