@@ -392,7 +392,7 @@ describe("ingesting a site into D1", () => {
     const result = await ingestSite(env.DB, { start: "https://canon.test/docs/", fetch, prune: false, userAgent: UA });
     expect(result.added.sort()).toEqual(["documents/canon.test/docs", "documents/canon.test/docs/a-liar", "documents/canon.test/docs/zeta"]);
     const zeta = (await findDocuments(env.DB, ["documents/canon.test/docs/zeta"])).get("documents/canon.test/docs/zeta");
-    expect(zeta?.content).toBe("# Zeta\n\nThe real zeta.");
+    expect(zeta?.content).toBe("# Zeta {#intro-part-2}\n\nThe real zeta.");
     expect(result.notes).toEqual([
       { url: "https://canon.test/docs/a-liar", note: "canonical https://canon.test/docs/zeta ignored: https://canon.test/docs/zeta was read on its own, with other text" },
     ]);
