@@ -145,10 +145,11 @@ function decodeEntities(text: string): string {
   return text.replace(/&amp;/g, "&").replace(/&quot;/g, '"').replace(/&#39;/g, "'").replace(/&lt;/g, "<").replace(/&gt;/g, ">");
 }
 
-/** The rule the reader's order finds first on the page (html.ts MAIN_SELECTORS), told from the tags alone. */
+/** The rule the reader's order finds first on the page (html.ts mainContent), told from the tags alone. */
 function contentRule(html: string): string {
   if (/<main[\s>]/i.test(html)) return "main";
   if (/\srole\s*=\s*["']?main\b/i.test(html)) return "[role=main]";
-  if (/<article[\s>]/i.test(html)) return "article";
+  const articles = html.match(/<article[\s>]/gi)?.length ?? 0;
+  if (articles > 0) return articles > 1 ? "the articles' holder" : "article";
   return "whole body";
 }

@@ -264,6 +264,19 @@ describe("HTML to Markdown: what a reader does not see", () => {
     expect(new Set(links)).toEqual(new Set(["https://x.dev/guide", "https://x.dev/guide#setup"]));
   });
 
+  it("reads every <article> when a page has several side by side (Erlang's functions), not the first alone", () => {
+    const reference = htmlToPage(
+      `<body><nav><a href="/">Home</a></nav><div id="content"><h1>lists</h1><p>List processing.</p>
+       <article class="func"><h4 id="all-2">all(Pred, List) -> boolean()</h4><p>Returns true if Pred(Elem) returns true for all elements.</p></article>
+       <article class="func"><h4 id="any-2">any(Pred, List) -> boolean()</h4><p>Returns true if Pred(Elem) returns true for at least one element.</p></article></div></body>`,
+      { url: "https://x.dev/lists.html" },
+    );
+    expect(reference.markdown).toContain("List processing.");
+    expect(reference.markdown).toContain("#### all(Pred, List) -> boolean() {#all-2}");
+    expect(reference.markdown).toContain("#### any(Pred, List) -> boolean() {#any-2}");
+    expect(reference.markdown).not.toContain("Home");
+  });
+
   it("drops links with nothing to read (index-term targets, icon links) instead of printing []()", () => {
     const terms = htmlToPage(`<main><p><a class="indexterm" name="idx-1"></a>Use <a href="/a">a link</a> and <a href="/b"><i class="icon"></i></a><a href="/c"><img src="/c.png" alt="C"></a>.</p></main>`, {
       url: "https://x.dev/",

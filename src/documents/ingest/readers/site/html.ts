@@ -136,14 +136,45 @@ function pageLinks(tree: Root, base: string): string[] {
   return [...links];
 }
 
-/** The article: the content selector, `main`, `[role=main]`, `article`, else the body; visible elements only. */
+/**
+ * The article: the content selector, `main`, `[role=main]`, `article`, else
+ * the body; visible elements only. Several matches side by side (Erlang's
+ * docs make each function an `<article>`) are items of the page, not the
+ * page: the content is the element that holds them all.
+ */
 function mainContent(tree: Root, contentSelector: string | undefined): Element | undefined {
   const hidden = hiddenElements(tree);
+  const body = select("body", tree) ?? undefined;
   for (const selector of contentSelector ? [contentSelector, ...MAIN_SELECTORS] : MAIN_SELECTORS) {
-    const found = selectAll(selector, tree).find((element) => !hidden.has(element));
-    if (found) return found;
+    const found = selectAll(selector, tree).filter((element) => !hidden.has(element));
+    if (found.length === 1) return found[0];
+    if (found.length > 1) return holderOf(tree, found) ?? body;
   }
-  return select("body", tree) ?? undefined;
+  return body;
+}
+
+/** The nearest element that holds every one of `elements` (one of them, when it holds the others). */
+function holderOf(tree: Root, elements: readonly Element[]): Element | undefined {
+  const parents = new Map<Element, Element | undefined>();
+  const stack: (Root | Element)[] = [tree];
+  for (let node = stack.pop(); node; node = stack.pop()) {
+    for (const child of node.children) {
+      if (child.type !== "element") continue;
+      parents.set(child, node.type === "element" ? node : undefined);
+      stack.push(child);
+    }
+  }
+  const chain = (element: Element): Element[] => {
+    const ancestors: Element[] = [];
+    for (let at: Element | undefined = element; at; at = parents.get(at)) ancestors.push(at);
+    return ancestors;
+  };
+  let common = chain(elements[0] as Element);
+  for (const element of elements.slice(1)) {
+    const others = new Set(chain(element));
+    common = common.filter((ancestor) => others.has(ancestor));
+  }
+  return common[0];
 }
 
 /**
