@@ -233,6 +233,7 @@ describe("HTML to Markdown: what a reader does not see", () => {
     <main><article><header><h1>Guide</h1></header>
       <p>Visible text with <a href="../api#x">a link</a>.</p>
       <p hidden>hidden attribute</p><div style="color:red; display: none">display none</div>
+      <span style="font-size:0">font size zero</span><span style="opacity: 0 !important">opacity zero</span><span style="opacity:0.8">faded but shown</span>
       <span aria-hidden="true">aria hidden</span>
       <h2><span id="setup"></span>Set up</h2><p>Steps.</p>
       <pre><code class="language-ts">const a = 1;\n\n  indented();</code></pre>
@@ -241,7 +242,8 @@ describe("HTML to Markdown: what a reader does not see", () => {
   const page = htmlToPage(html, { url: "https://x.dev/docs/guide/index.html" });
 
   it("drops hidden HTML: the hidden attribute, display:none and aria-hidden", () => {
-    for (const text of ["hidden attribute", "display none", "aria hidden", "Sidebar", "Footer", "Previous", "Next", "Other", "Home"]) expect(page.markdown).not.toContain(text);
+    for (const text of ["hidden attribute", "display none", "font size zero", "opacity zero", "aria hidden", "Sidebar", "Footer", "Previous", "Next", "Other", "Home"]) expect(page.markdown).not.toContain(text);
+    expect(page.markdown).toContain("faded but shown");
     expect(page.markdown).toContain("Visible text with [a link](https://x.dev/docs/api#x).");
   });
 
