@@ -204,6 +204,18 @@ describe("crawling", () => {
     });
     expect(result.state.robots).toEqual({ ignored: "it redirects to another host (https://tracker.test/robots.txt); not followed, so read as no robots.txt" });
   });
+
+  it("still follows robots.txt from http to https on the same host", async () => {
+    const fetcher = (async (input: RequestInfo | URL) => {
+      const url = new URL(String(input));
+      if (url.href === "http://upgrade.test/robots.txt") return new Response(null, { status: 301, headers: { location: "https://upgrade.test/robots.txt" } });
+      if (url.href === "https://upgrade.test/robots.txt") return new Response("User-agent: *\nDisallow: /private", { headers: { "content-type": "text/plain" } });
+      if (url.pathname === "/") return new Response(html("Home", `<a href="/private">P</a>`), { headers: { "content-type": "text/html" } });
+      return new Response("not found", { status: 404 });
+    }) as typeof fetch;
+    const result = await crawlSite({ start: "http://upgrade.test/", fetch: fetcher, userAgent: UA });
+    expect(result.skipped).toContainEqual({ url: "http://upgrade.test/private", reason: "disallowed by robots.txt" });
+  });
 });
 
 /** A crawl in calls of `budget` page requests, its state through JSON between them as a Workflow step's result is. */

@@ -504,8 +504,8 @@ const MAX_ROBOTS_BYTES = 500 * 1024;
 /**
  * The site's robots.txt as it is kept between calls. Missing (4xx) allows
  * everything; unreachable (5xx, network error) allows nothing, as RFC 9309
- * says, with the reason. Redirects are followed within the origin only, as
- * pages are: one elsewhere is taken as no robots.txt (RFC 9309's
+ * says, with the reason. Redirects are followed on the same host only (http
+ * → https): one to another host is taken as no robots.txt (RFC 9309's
  * "unavailable"), and said.
  */
 async function readRobots(url: string, request: Request, readBody: ReadBody): Promise<SavedRobots> {
@@ -516,7 +516,8 @@ async function readRobots(url: string, request: Request, readBody: ReadBody): Pr
       const location = response.headers.get("location");
       const target = location ? safeUrl(location, url) : undefined;
       if (!target) break;
-      if (new URL(target).origin !== new URL(url).origin) return { ignored: `it redirects to another host (${target}); not followed, so read as no robots.txt` };
+      // Another scheme or port of the same host (http → https) is still the site's own robots.txt.
+      if (new URL(target).hostname !== new URL(url).hostname) return { ignored: `it redirects to another host (${target}); not followed, so read as no robots.txt` };
       response = await request(target);
     }
     if (response.status >= 400 && response.status < 500) {
