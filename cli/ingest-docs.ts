@@ -6,24 +6,15 @@ import { PAGE_EXTENSION } from "../src/documents/names.ts";
 import { listFolder, readFiles } from "./files.ts";
 import { describeSync } from "./report.ts";
 import { describeMarkupCounts } from "../src/markdown/site-markup.ts";
-import { DEFAULT_CORPUS } from "../src/documents/default-corpus.ts";
+import { defaultCorpusConflict } from "../src/documents/default-corpus.ts";
 import { listVersions, type VersionInfo } from "../src/documents/versions.ts";
 import type { EmbeddingReport } from "../src/documents/ingest/embed-chunks.ts";
 import type { SemanticSearch } from "../src/embeddings/semantic-search.ts";
 
-/**
- * Refuses a user's base URI inside the default corpus's, under any scheme:
- * `npm start` prunes that base URI to match corpus/docs, so pages put there
- * would be deleted, and a document name has no scheme (http://almanac.dev/docs/x
- * and https://almanac.dev/docs/x are the same page).
- */
+/** Refuses a user's ingestion into the default corpus's base URI or data source (defaultCorpusConflict says why). */
 export function refuseDefaultCorpusBase(site: Site): void {
-  const withoutScheme = (uri: string) => uri.replace(/^[a-z][a-z0-9+.-]*:\/\//i, "");
-  const reserved = withoutScheme(DEFAULT_CORPUS.baseUri);
-  const asked = withoutScheme(site.baseUri);
-  if (asked === reserved || asked.startsWith(`${reserved}/`)) {
-    throw new Error(`--base-uri ${site.baseUri} is reserved for Almanac's own documentation, which npm start loads; use your documentation's own URL`);
-  }
+  const conflict = defaultCorpusConflict(site);
+  if (conflict) throw new Error(conflict);
 }
 
 /**

@@ -1,7 +1,6 @@
 // npm run ingest -- site <URL> [--base-uri <public URL>] [--include <glob>]… [--exclude <glob>]… [--max-pages <n>] …
-import { readFileSync } from "node:fs";
-import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
+import { READER_USER_AGENT } from "../src/documents/ingest/readers/fetch.ts";
 import { DEFAULT_CRAWL_LIMITS, formatBytes, type CrawlLimits } from "../src/documents/ingest/readers/site/crawl.ts";
 import { ingestSite, type SiteIngestResult } from "../src/documents/ingest/readers/site/ingest.ts";
 import { siteFor } from "../src/documents/ingest/prepare-pages.ts";
@@ -29,10 +28,13 @@ name the public site). robots.txt is honoured; a second run asks conditionally a
 page costs a 304. Globs match URL paths: * within a segment, ** across, e.g. --exclude '**/genindex*'.
 Caps: --max-pages ${DEFAULT_CRAWL_LIMITS.maxPages}, ${formatBytes(DEFAULT_CRAWL_LIMITS.maxPageBytes)} a page, ${formatBytes(DEFAULT_CRAWL_LIMITS.maxRunBytes)} a run, ${DEFAULT_CRAWL_LIMITS.timeoutMs / 1000} s a request, ${DEFAULT_CRAWL_LIMITS.concurrency} requests at a time, Crawl-delay up to ${DEFAULT_CRAWL_LIMITS.maxCrawlDelaySeconds} s.`;
 
-/** `Almanac/<version>`: the token robots.txt groups name, and the version that crawled. */
+/**
+ * `Almanac/<version> (+https://almanac.dev/docs)`: the token robots.txt
+ * groups name, the version that crawled, and where to read more; the same
+ * User-Agent a source's Workflow and the other readers send.
+ */
 export function userAgent(): string {
-  const { version } = JSON.parse(readFileSync(fileURLToPath(new URL("../package.json", import.meta.url).href), "utf8")) as { version: string };
-  return `Almanac/${version} (documentation crawler)`;
+  return READER_USER_AGENT;
 }
 
 /** Runs `npm run ingest -- site …` with the arguments after "site". */

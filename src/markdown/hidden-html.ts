@@ -1,14 +1,23 @@
 /**
  * HTML a browser does not show must not become text a model reads: an
- * element with the `hidden` attribute, `style="display: none"` (or
- * `visibility: hidden`), or `aria-hidden="true"` is dropped with everything
+ * element with the `hidden` attribute, a hiding style (HIDING_STYLE), or
+ * `aria-hidden="true"`, and every `<template>`, is dropped with everything
  * inside it. Documentation pages use these for decorative icons and
  * collapsed widgets; a hostile page uses them to smuggle instructions.
  */
 
-/** An opening tag that hides its element. */
-const HIDING_TAG =
-  /<([a-z][a-z0-9-]*)\b(?=[^<>]*?(?:\shidden(?:[\s=/>])|\saria-hidden\s*=\s*["']?true\b|\sstyle\s*=\s*["'][^"'>]*?(?:display\s*:\s*none|visibility\s*:\s*hidden)))[^<>]*>/gi;
+/**
+ * Inline styles that hide an element's text: `display: none`, `visibility:
+ * hidden`, and a zero `font-size` or `opacity` (`0`, `0.0`, `0px`, `0%`…, not `0.5`).
+ * One place for the site reader (html.ts) and Markdown pages alike.
+ */
+export const HIDING_STYLE = String.raw`display\s*:\s*none|visibility\s*:\s*hidden|font-size\s*:\s*0(?:\.0+)?(?:px|em|rem|pt|%)?(?![\w.])|opacity\s*:\s*0(?:\.0+)?%?(?![\w.])`;
+
+/** An opening tag that hides its element: a `<template>`, or one whose attributes hide it. */
+const HIDING_TAG = new RegExp(
+  String.raw`<(template)\b[^<>]*>|<([a-z][a-z0-9-]*)\b(?=[^<>]*?(?:\shidden(?:[\s=/>])|\saria-hidden\s*=\s*["']?true\b|\sstyle\s*=\s*["'][^"'>]*?(?:${HIDING_STYLE})))[^<>]*>`,
+  "gi",
+);
 
 /** Elements that have no content and no closing tag. */
 const VOID_ELEMENTS = new Set(["area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track", "wbr"]);
@@ -25,7 +34,7 @@ export function removeHiddenHtml(text: string): { text: string; removed: number 
   let at = 0;
   HIDING_TAG.lastIndex = 0;
   for (let match = HIDING_TAG.exec(text); match; match = HIDING_TAG.exec(text)) {
-    const tag = (match[1] ?? "").toLowerCase();
+    const tag = (match[1] ?? match[2] ?? "").toLowerCase();
     const openEnd = match.index + match[0].length;
     out += text.slice(at, match.index);
     removed += 1;

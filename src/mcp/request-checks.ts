@@ -98,19 +98,23 @@ function isWellFormedSessionId(sessionId: string): boolean {
  * So is a body the SDK refuses as not JSON-RPC at all, before it knows an
  * era (these checks name the field at fault). Other 2026-07-28 requests are
  * left to the SDK's own validation ladder, whose answers the revision
- * prescribes (and which no Durable Object sits behind).
+ * prescribes (and which no Durable Object sits behind), but for the params
+ * of resources/list and completion/complete, checked in both eras, since
+ * both SDKs answer those with -32603 and a multi-line schema dump.
  */
 export function checkJsonRpcMessages(): MiddlewareHandler<{ Bindings: Env }> {
   return async (c, next) => {
     const inspected = c.get("jsonRpcMessage");
-    const eraUnknown = inspected?.era === "refused" && inspected.refusedAt === "jsonrpc-shape";
-    if (c.req.method !== "POST" || !(inspected?.era === "legacy" || eraUnknown)) return next();
-    const problem = messageProblem(inspected.parsed);
+    if (c.req.method !== "POST" || !inspected) return next();
+    const legacyOrUnknown = inspected.era === "legacy" || (inspected.era === "refused" && inspected.refusedAt === "jsonrpc-shape");
+    // The 2026-07-28 SDK answers its own envelopes; only the params its schemas would answer with -32603 are checked for it.
+    const problem = legacyOrUnknown ? messageProblem(inspected.parsed) : inspected.era === "modern" ? modernParamsProblem(inspected.parsed) : null;
     if (problem) {
       // Answered for the offending message alone, not every id in the batch.
       const error = new AlmanacError("INVALID_ARGUMENT", problem.message);
       throw new RefusalError(error, { ids: problem.id === undefined ? [] : [problem.id], batch: false, jsonRpcCode: problem.code });
     }
+    if (!legacyOrUnknown) return next();
     const messages = Array.isArray(inspected.parsed) ? inspected.parsed : [inspected.parsed];
     if (messages.every((message) => isResponse(message as Record<string, unknown>))) return c.body(null, 202);
     await next();
@@ -140,6 +144,14 @@ export function messageProblem(parsed: unknown): MessageProblem | null {
   return singleMessageProblem(parsed, "the message");
 }
 
+/** What is wrong with the params of a 2026-07-28 message (one, never a batch), or null. */
+function modernParamsProblem(parsed: unknown): MessageProblem | null {
+  if (!isObject(parsed) || typeof parsed.method !== "string") return null;
+  const id = typeof parsed.id === "string" || typeof parsed.id === "number" ? parsed.id : undefined;
+  const problem = resourceParamsProblem(parsed.method, parsed.params);
+  return problem && id !== undefined ? { code: INVALID_PARAMS, message: `the message: ${problem}`, id } : null;
+}
+
 function singleMessageProblem(message: unknown, where: string): MessageProblem | null {
   if (!isObject(message)) return { code: INVALID_REQUEST, message: `${where} is not a JSON object; send a JSON-RPC 2.0 request, notification or response` };
   if (message.jsonrpc !== "2.0") return { code: INVALID_REQUEST, message: `${where}: jsonrpc must be "2.0"` };
@@ -161,6 +173,8 @@ function singleMessageProblem(message: unknown, where: string): MessageProblem |
       return { code: INVALID_PARAMS, message: `${where}: params.arguments of tools/call must be an object of the tool's arguments, e.g. {"query": "…"}`, id };
     }
   }
+  const resourceProblem = resourceParamsProblem(message.method, message.params);
+  if (resourceProblem) return { code: INVALID_PARAMS, message: `${where}: ${resourceProblem}`, id };
   if (message.method === "initialize") {
     const params = message.params;
     if (!isObject(params) || typeof params.protocolVersion !== "string" || !isObject(params.capabilities) || !isObject(params.clientInfo)) {
@@ -169,6 +183,31 @@ function singleMessageProblem(message: unknown, where: string): MessageProblem |
         message: `${where}: initialize needs params with protocolVersion (e.g. "2025-11-25"), capabilities (an object) and clientInfo ({"name", "version"})`,
         id,
       };
+    }
+  }
+  return null;
+}
+
+/**
+ * What is wrong with the params of resources/list or completion/complete, in
+ * one sentence, or null. Checked here because each SDK would answer its own
+ * schema's failure as -32603 with a multi-line validation dump.
+ */
+function resourceParamsProblem(method: string, params: unknown): string | null {
+  const given = isObject(params) ? params : {};
+  if (method === "resources/list") {
+    if ("cursor" in given && given.cursor !== undefined && typeof given.cursor !== "string") {
+      return "resources/list: params.cursor must be a string, the nextCursor of the page before (or left out for the first page)";
+    }
+  }
+  if (method === "completion/complete") {
+    const { ref, argument, context } = given;
+    const refIsValid = isObject(ref) && ((ref.type === "ref/resource" && typeof ref.uri === "string") || (ref.type === "ref/prompt" && typeof ref.name === "string"));
+    if (!refIsValid || !isObject(argument) || typeof argument.name !== "string" || typeof argument.value !== "string") {
+      return 'completion/complete needs params.ref ({"type": "ref/resource", "uri": "documents/{+path}"}) and params.argument ({"name": "path", "value": "…"}, both strings)';
+    }
+    if (context !== undefined && (!isObject(context) || ("arguments" in context && context.arguments !== undefined && !isObject(context.arguments)))) {
+      return "params.context.arguments of completion/complete must be an object of argument names to values";
     }
   }
   return null;

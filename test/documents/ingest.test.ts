@@ -1,6 +1,7 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { chunkDocument, MAX_CHUNK_CHARS } from "../../src/documents/ingest/chunk-page.ts";
+import { defaultCorpusConflict } from "../../src/documents/default-corpus.ts";
 import { getDocuments } from "../../src/documents/read/get-documents.ts";
 import { PageError, prepareDocument, prepareSite, siteFor, type PreparedDocument } from "../../src/documents/ingest/prepare-pages.ts";
 import { documentNameForUri, pageUri } from "../../src/documents/names.ts";
@@ -41,6 +42,17 @@ describe("names and uris", () => {
     expect(() => siteFor("dart.dev")).toThrow(/not a URL/);
     expect(() => siteFor("ftp://dart.dev")).toThrow(/https:\/\//);
     expect(docs).toEqual({ baseUri: "https://example.com/docs", dataSource: "example.com" });
+  });
+});
+
+describe("the default corpus's place (issue 39)", () => {
+  it("is refused to a user's ingestion however its base URI is written, and so is its data source", () => {
+    for (const baseUri of ["https://almanac.dev/docs", "http://ALMANAC.dev./docs/guide", "https://almanac.dev//docs", "https://almanac.dev/%64ocs/x", "https://almanac.dev/docs/"]) {
+      expect(defaultCorpusConflict({ baseUri, dataSource: "mine" }), baseUri).toMatch(/^--base-uri .+ is reserved for Almanac's own documentation/);
+    }
+    expect(defaultCorpusConflict({ baseUri: "https://docs.example.com", dataSource: "almanac.dev" })).toMatch(/^the data source almanac\.dev is reserved/);
+    expect(defaultCorpusConflict({ baseUri: "https://almanac.dev/docsite", dataSource: "other" })).toBeNull();
+    expect(defaultCorpusConflict({ baseUri: "https://docs.example.com/docs", dataSource: "docs.example.com" })).toBeNull();
   });
 });
 

@@ -34,12 +34,17 @@ describe("removeHiddenHtml", () => {
     ['<div hidden><div>nested</div> still hidden</div>after', "after"],
     ['<img hidden src="x.png">after', "after"],
     ['<div hidden>never closed\n\nrest of the page', ""],
+    // Issue 39: text a zero font size or opacity hides, and a template's, were still served.
+    ['<span style="font-size:0">secret</span>shown', "shown"],
+    ['<span style="font-size: 0px">secret</span>shown', "shown"],
+    ['<div style="color:red;opacity: 0.0">secret</div>shown', "shown"],
+    ["<template><p>secret</p></template>shown", "shown"],
   ])("drops %j", (html, visible) => {
     expect(removeHiddenHtml(html)).toMatchObject({ text: visible, removed: 1 });
   });
 
   it("keeps what a browser shows", () => {
-    const html = '<div class="note">Shown</div> <input type="hidden-ish"> <span data-hidden="no">ok</span>';
+    const html = '<div class="note">Shown</div> <input type="hidden-ish"> <span data-hidden="no">ok</span> <span style="opacity: 0.5; font-size: 0.9em">faded</span> <templates>x</templates>';
     expect(removeHiddenHtml(html)).toEqual({ text: html, removed: 0 });
   });
 });

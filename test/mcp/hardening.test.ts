@@ -128,6 +128,36 @@ describe("rows 7, 8 and 12: malformed JSON-RPC", () => {
   });
 });
 
+describe("issue 39, row 13: invalid params to resources/list and completion/complete", () => {
+  const ref = { type: "ref/resource", uri: "documents/{+path}" };
+  it.each([
+    ["resources/list", { cursor: 5 }, "resources/list: params.cursor must be a string"],
+    ["resources/list", { cursor: { page: 2 } }, "resources/list: params.cursor must be a string"],
+    ["completion/complete", undefined, "completion/complete needs params.ref"],
+    ["completion/complete", { ref }, "completion/complete needs params.ref"],
+    ["completion/complete", { ref: "documents/{+path}", argument: { name: "path", value: "a" } }, "completion/complete needs params.ref"],
+    ["completion/complete", { ref: { type: "ref/resource" }, argument: { name: "path", value: "a" } }, "completion/complete needs params.ref"],
+    ["completion/complete", { ref, argument: { name: "path", value: 7 } }, "completion/complete needs params.ref"],
+    ["completion/complete", { ref, argument: { name: "path", value: "a" }, context: { arguments: "x" } }, "params.context.arguments of completion/complete must be an object"],
+  ])("answers %s with params %j with -32602 and one sentence, in both eras", async (method, params, text) => {
+    const legacy = await one(await post({ jsonrpc: "2.0", id: 13, method, ...(params === undefined ? {} : { params }) }, session));
+    const modern = await one(
+      await post({ jsonrpc: "2.0", id: 13, method, params: { ...(params ?? {}), _meta: MODERN_META } }, { "MCP-Protocol-Version": "2026-07-28", "Mcp-Method": method }),
+    );
+    for (const body of method === "completion/complete" && params === undefined ? [legacy] : [legacy, modern]) {
+      expect(body).toMatchObject({ id: 13, error: { code: -32602, message: expect.stringContaining(text) } });
+      expect(body.error.message).not.toContain("\n");
+    }
+  });
+
+  it("still answers valid params", async () => {
+    const completion = await one(await post({ jsonrpc: "2.0", id: 14, method: "completion/complete", params: { ref, argument: { name: "path", value: "" } } }, session));
+    expect(completion.result.completion).toMatchObject({ hasMore: expect.any(Boolean) });
+    const list = await one(await post({ jsonrpc: "2.0", id: 15, method: "resources/list", params: {} }, session));
+    expect(Array.isArray(list.result.resources)).toBe(true);
+  });
+});
+
 describe("rows 9 and 10: tool names and arguments", () => {
   it.each(["toString", "__proto__", "rm_rf"])("answers tool %s with NOT_FOUND in both eras", async (name) => {
     const legacy = await one(await post(toolCall(9, name, {}), session));

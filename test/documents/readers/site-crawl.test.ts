@@ -71,6 +71,20 @@ describe("crawling", () => {
     expect(result.skipped).toEqual([{ url: "https://elsewhere.test/c", reason: "outside https://docs.test/" }]);
   });
 
+  it("says why a gzipped sitemap cut short cannot be read, and falls back to links", async () => {
+    const gzip = async (text: string) => new Uint8Array(await new Response(new Blob([text]).stream().pipeThrough(new CompressionStream("gzip"))).arrayBuffer());
+    const whole = await gzip(`<urlset>${Array.from({ length: 200 }, (_, index) => `<url><loc>https://docs.test/p${index}</loc></url>`).join("")}</urlset>`);
+    const { fetch } = site("https://docs.test", {
+      "/robots.txt": { body: "Sitemap: https://docs.test/pages.xml.gz", type: "text/plain" },
+      "/pages.xml.gz": { body: () => new Response(whole.slice(0, Math.floor(whole.length / 2)), { headers: { "content-type": "application/gzip" } }) },
+      "/": { body: html("Home", "<p>Home.</p>") },
+    });
+    const result = await crawlSite({ start: "https://docs.test/", fetch, userAgent: UA });
+    expect(result.source).toBe("links");
+    const reason = result.skipped.find((skip) => skip.url === "https://docs.test/pages.xml.gz")?.reason;
+    expect(reason).toMatch(/^sitemap: is not whole gzip \(.+\)$/);
+  });
+
   it("stops at --max-pages on endless generated links and says so", async () => {
     const endless = () => {
       const n = Math.floor(Math.random() * 1e9);
@@ -189,6 +203,18 @@ describe("crawling", () => {
       reason: "robots.txt ignored: it redirects to another host (https://tracker.test/robots.txt); not followed, so read as no robots.txt",
     });
     expect(result.state.robots).toEqual({ ignored: "it redirects to another host (https://tracker.test/robots.txt); not followed, so read as no robots.txt" });
+  });
+
+  it("still follows robots.txt from http to https on the same host", async () => {
+    const fetcher = (async (input: RequestInfo | URL) => {
+      const url = new URL(String(input));
+      if (url.href === "http://upgrade.test/robots.txt") return new Response(null, { status: 301, headers: { location: "https://upgrade.test/robots.txt" } });
+      if (url.href === "https://upgrade.test/robots.txt") return new Response("User-agent: *\nDisallow: /private", { headers: { "content-type": "text/plain" } });
+      if (url.pathname === "/") return new Response(html("Home", `<a href="/private">P</a>`), { headers: { "content-type": "text/html" } });
+      return new Response("not found", { status: 404 });
+    }) as typeof fetch;
+    const result = await crawlSite({ start: "http://upgrade.test/", fetch: fetcher, userAgent: UA });
+    expect(result.skipped).toContainEqual({ url: "http://upgrade.test/private", reason: "disallowed by robots.txt" });
   });
 });
 

@@ -1,5 +1,6 @@
 // The site reader's parts, run inside workerd (so they are proven to run in a Worker):
 // robots.txt, sitemaps, scope and globs, and HTML → Markdown on real Sphinx pages from Python's documentation.
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { htmlToPage } from "../../../src/documents/ingest/readers/site/html.ts";
 import { MAX_ELEMENT_DEPTH } from "../../../src/documents/ingest/readers/site/parse-html.ts";
@@ -137,6 +138,21 @@ describe("sitemaps", () => {
     expect(parseSitemap(mixed)?.locations).toEqual(["https://a.dev/first"]);
   });
 
+  it("reads any mix of open, closed and stray tags as the lazy regex it replaced did, markup left out", () => {
+    const reference = (xml: string) =>
+      [...xml.matchAll(/<(?:[\w-]+:)?loc>\s*(?:<!\[CDATA\[)?([\s\S]*?)(?:\]\]>)?\s*<\/(?:[\w-]+:)?loc>/g)]
+        .map((match) => (match[1] ?? "").trim())
+        .filter((text) => text !== "" && !text.includes("<"));
+    const token = fc.constantFrom("<loc>", "</loc>", "<ns:loc>", "</ns:loc>", "<url>", "</url>", "https://a.dev/x", " ", "\n", "<![CDATA[", "]]>", "y");
+    fc.assert(
+      fc.property(fc.array(token, { maxLength: 40 }), (tokens) => {
+        const xml = `<urlset>${tokens.join("")}</urlset>`;
+        expect(parseSitemap(xml)?.locations).toEqual(reference(xml));
+      }),
+      { numRuns: 2_000 },
+    );
+  });
+
   it("reads 50,000 locations, the most sitemaps.org allows in one file, prefixed tags included", () => {
     const urls = Array.from({ length: 50_000 }, (_, index) => `https://a.dev/page-${index}`);
     const xml = `<ns:urlset>${urls.map((url, index) => (index % 2 ? `<url><loc>${url}</loc></url>` : `<url><ns:loc> <![CDATA[${url}]]> </ns:loc></url>`)).join("\n")}</ns:urlset>`;
@@ -218,6 +234,7 @@ describe("HTML to Markdown: what a reader does not see", () => {
     <main><article><header><h1>Guide</h1></header>
       <p>Visible text with <a href="../api#x">a link</a>.</p>
       <p hidden>hidden attribute</p><div style="color:red; display: none">display none</div>
+      <span style="font-size:0">font size zero</span><span style="opacity: 0 !important">opacity zero</span><span style="opacity:0.8">faded but shown</span>
       <span aria-hidden="true">aria hidden</span>
       <h2><span id="setup"></span>Set up</h2><p>Steps.</p>
       <pre><code class="language-ts">const a = 1;\n\n  indented();</code></pre>
@@ -226,7 +243,8 @@ describe("HTML to Markdown: what a reader does not see", () => {
   const page = htmlToPage(html, { url: "https://x.dev/docs/guide/index.html" });
 
   it("drops hidden HTML: the hidden attribute, display:none and aria-hidden", () => {
-    for (const text of ["hidden attribute", "display none", "aria hidden", "Sidebar", "Footer", "Previous", "Next", "Other", "Home"]) expect(page.markdown).not.toContain(text);
+    for (const text of ["hidden attribute", "display none", "font size zero", "opacity zero", "aria hidden", "Sidebar", "Footer", "Previous", "Next", "Other", "Home"]) expect(page.markdown).not.toContain(text);
+    expect(page.markdown).toContain("faded but shown");
     expect(page.markdown).toContain("Visible text with [a link](https://x.dev/docs/api#x).");
   });
 
@@ -329,6 +347,17 @@ describe("HTML to Markdown: hostile shapes, linear and within the stack (issue 3
     expect(alternating.startsWith("_a **b _a ")).toBe(true);
     expect(alternating.match(/[ab] /g)).toHaveLength(200);
     expect(alternating).toContain("end");
+  });
+
+  it("reads any nesting of block, list, table and emphasis tags, thousands deep, keeping the text above the cap", () => {
+    const open = fc.constantFrom("<div>", "<ul><li>", "<blockquote>", "<em>", "<strong>", "<table><tr><td>", "<section>", "<a href='/x'>", "<span>", "<pre>", "<p>");
+    fc.assert(
+      fc.property(fc.array(open, { minLength: 1, maxLength: 8 }), fc.integer({ min: 1, max: 3_000 }), (tags, repeats) => {
+        const page = read(`<p>Top text.</p>${tags.join("word ").repeat(repeats)}`);
+        expect(page.markdown.startsWith("Top text.")).toBe(true);
+      }),
+      { numRuns: 25 },
+    );
   });
 
   it("finds the one visible <main> among 20,000 hidden ones in one walk (it took 15 s)", () => {

@@ -140,7 +140,9 @@ export async function readArchivePages(body: ReadableStream<Uint8Array>, options
     }
     if (error instanceof Error && error.name === "TarFormatError") throw new ArchiveRefused(`${error.message}; nothing was written`);
     // DecompressionStream fails with a TypeError on bytes that are not gzip after all.
-    throw new ArchiveRefused(`the archive could not be decompressed (${error instanceof Error ? error.message : String(error)}); give a .tar.gz or .tar file; nothing was written`);
+    // A stream cut short may fail with no message at all: the reason is then said here.
+    const why = (error instanceof Error ? error.message : String(error)) || "the gzip data ends early or is corrupt";
+    throw new ArchiveRefused(`the archive could not be decompressed (${why}); give a .tar.gz or .tar file; nothing was written`);
   }
 
   // GitHub (`repo-<sha>/`) and GitLab (`repo-<ref>-<sha>/`) put every entry in one top folder.

@@ -154,8 +154,8 @@ const PROGRESS_EVERY = 25;
 /** Thrown inside the crawl when the run's byte cap is reached. */
 class RunCapReached extends Error {}
 
-/** A body over its size cap; the message says which cap. */
-class SizeCapExceeded extends Error {}
+/** A body the crawl will not take (over its size cap, gzip cut short); the message says why, and trying again would not help. */
+class BodyRefused extends Error {}
 
 /**
  * Crawls the site under `options.start`, or carries on from `options.resume`.
@@ -188,14 +188,14 @@ export async function crawlSite(options: CrawlOptions): Promise<CrawlResult> {
     return response;
   };
   /**
-   * A body within `maxBytes`; past it, a SizeCapExceeded, or with `keepFirst`
+   * A body within `maxBytes`; past it, a BodyRefused, or with `keepFirst`
    * the first `maxBytes` bytes and `cut` (robots.txt: RFC 9309 reads a prefix).
    */
   const readBody = async (response: Response, maxBytes: number, what: string, keepFirst = false): Promise<{ bytes: Uint8Array; cut: boolean }> => {
     const declared = Number(response.headers.get("content-length"));
     if (!keepFirst && Number.isFinite(declared) && declared > maxBytes) {
       await response.body?.cancel();
-      throw new SizeCapExceeded(`${what} is ${formatBytes(declared)}, over the ${formatBytes(maxBytes)} cap`);
+      throw new BodyRefused(`${what} is ${formatBytes(declared)}, over the ${formatBytes(maxBytes)} cap`);
     }
     const reader = response.body?.getReader();
     if (!reader) return { bytes: new Uint8Array(), cut: false };
@@ -209,7 +209,7 @@ export async function crawlSite(options: CrawlOptions): Promise<CrawlResult> {
         result.bytes += value.byteLength;
         if (result.bytes > limits.maxRunBytes) throw new RunCapReached();
         if (size + value.byteLength > maxBytes) {
-          if (!keepFirst) throw new SizeCapExceeded(`${what} is over the ${formatBytes(maxBytes)} cap`);
+          if (!keepFirst) throw new BodyRefused(`${what} is over the ${formatBytes(maxBytes)} cap`);
           parts.push(value.subarray(0, maxBytes - size));
           reader.cancel().catch(() => {});
           return { bytes: concatBytes(parts, maxBytes), cut: true };
@@ -360,7 +360,7 @@ export async function crawlSite(options: CrawlOptions): Promise<CrawlResult> {
           html = new TextDecoder(charsetOf(type)).decode((await readBody(response, limits.maxPageBytes, "the page")).bytes);
         } catch (error) {
           if (error instanceof RunCapReached) throw error;
-          return { skipped: { url, reason: fetchFailure(error, limits.timeoutMs), ...(error instanceof SizeCapExceeded ? {} : { transient: true }) } };
+          return { skipped: { url, reason: fetchFailure(error, limits.timeoutMs), ...(error instanceof BodyRefused ? {} : { transient: true }) } };
         }
         let page: HtmlPage;
         try {
@@ -504,8 +504,8 @@ const MAX_ROBOTS_BYTES = 500 * 1024;
 /**
  * The site's robots.txt as it is kept between calls. Missing (4xx) allows
  * everything; unreachable (5xx, network error) allows nothing, as RFC 9309
- * says, with the reason. Redirects are followed within the origin only, as
- * pages are: one elsewhere is taken as no robots.txt (RFC 9309's
+ * says, with the reason. Redirects are followed on the same host only (http
+ * → https): one to another host is taken as no robots.txt (RFC 9309's
  * "unavailable"), and said.
  */
 async function readRobots(url: string, request: Request, readBody: ReadBody): Promise<SavedRobots> {
@@ -516,7 +516,8 @@ async function readRobots(url: string, request: Request, readBody: ReadBody): Pr
       const location = response.headers.get("location");
       const target = location ? safeUrl(location, url) : undefined;
       if (!target) break;
-      if (new URL(target).origin !== new URL(url).origin) return { ignored: `it redirects to another host (${target}); not followed, so read as no robots.txt` };
+      // Another scheme or port of the same host (http → https) is still the site's own robots.txt.
+      if (new URL(target).hostname !== new URL(url).hostname) return { ignored: `it redirects to another host (${target}); not followed, so read as no robots.txt` };
       response = await request(target);
     }
     if (response.status >= 400 && response.status < 500) {
@@ -629,12 +630,19 @@ async function decodeMaybeGzip(body: Uint8Array, maxBytes: number): Promise<stri
   const parts: Uint8Array[] = [];
   let size = 0;
   for (;;) {
-    const { done, value } = await reader.read();
+    let chunk: ReadableStreamReadResult<Uint8Array>;
+    try {
+      chunk = await reader.read();
+    } catch (error) {
+      // DecompressionStream's error for a stream cut short may have no message at all.
+      throw new BodyRefused(`is not whole gzip (${(error instanceof Error && error.message) || "it ends early or is corrupt"})`);
+    }
+    const { done, value } = chunk;
     if (done) break;
     size += value.byteLength;
     if (size > maxBytes) {
       await reader.cancel();
-      throw new SizeCapExceeded(`expands past the ${formatBytes(maxBytes)} cap`);
+      throw new BodyRefused(`expands past the ${formatBytes(maxBytes)} cap`);
     }
     parts.push(value);
   }
@@ -689,7 +697,7 @@ function charsetOf(contentType: string): string {
 
 /** Why a request failed, in words: a timeout names the cap. */
 function fetchFailure(error: unknown, timeoutMs: number): string {
-  if (error instanceof SizeCapExceeded) return error.message;
+  if (error instanceof BodyRefused) return error.message;
   const name = error instanceof Error ? error.name : "";
   if (name === "TimeoutError" || name === "AbortError") return `timed out after ${timeoutMs / 1000} s`;
   const message = error instanceof Error ? error.message : String(error);

@@ -14,6 +14,7 @@ import type { Code, Heading, Nodes as MdastNodes } from "mdast";
 import { gfmStrikethroughToMarkdown } from "mdast-util-gfm-strikethrough";
 import { gfmTableToMarkdown } from "mdast-util-gfm-table";
 import { toMarkdown } from "mdast-util-to-markdown";
+import { HIDING_STYLE } from "../../../../markdown/hidden-html.ts";
 import { LEAD_ANCHOR } from "../../../outline.ts";
 import { parseHtml } from "./parse-html.ts";
 
@@ -197,12 +198,15 @@ function hiddenElements(tree: Root): Set<Element> {
   return hidden;
 }
 
-/** Hidden from readers: the `hidden` attribute, `aria-hidden="true"`, an inline `display:none` or `visibility:hidden`. */
+/** A style declaration that hides its element (HIDING_STYLE), alone or among others. */
+const HIDDEN_BY_STYLE = new RegExp(String.raw`(?:^|;)\s*(?:${HIDING_STYLE})\s*(?:!important)?\s*(?:;|$)`, "i");
+
+/** Hidden from readers: the `hidden` attribute, `aria-hidden="true"`, an inline style that hides it (`display:none`, `opacity:0`…). */
 export function isHidden(element: Element): boolean {
   const { hidden, ariaHidden, style } = element.properties;
   if (hidden !== undefined && hidden !== null && hidden !== false) return true;
   if (String(ariaHidden) === "true") return true;
-  return typeof style === "string" && /(?:^|;)\s*(?:display\s*:\s*none|visibility\s*:\s*hidden)\s*(?:!important)?\s*(?:;|$)/i.test(style);
+  return typeof style === "string" && HIDDEN_BY_STYLE.test(style);
 }
 
 /** Removes chrome and hidden elements, empty links, and comments, from the content in place. */
