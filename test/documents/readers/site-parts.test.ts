@@ -285,13 +285,16 @@ describe("HTML to Markdown: what a reader does not see", () => {
   it("reads every <article> when a page has several side by side (Erlang's functions), not the first alone", () => {
     const reference = htmlToPage(
       `<body><nav><a href="/">Home</a></nav><div id="content"><h1>lists</h1><p>List processing.</p>
-       <article class="func"><h4 id="all-2">all(Pred, List) -> boolean()</h4><p>Returns true if Pred(Elem) returns true for all elements.</p></article>
-       <article class="func"><h4 id="any-2">any(Pred, List) -> boolean()</h4><p>Returns true if Pred(Elem) returns true for at least one element.</p></article></div></body>`,
+       <article class="func"><h4 id="all-2">all(Pred, List) -> boolean()</h4><h3 id="types">Types</h3><p>Returns true if Pred(Elem) returns true for all elements.</p></article>
+       <article class="func"><h4 id="any-2">any(Pred, List) -> boolean()</h4><h3 id="types">Types</h3><p>Pred = fun((Elem) -> boolean())</p><p>Returns true if Pred(Elem) returns true for at least one element.</p></article></div></body>`,
       { url: "https://x.dev/lists.html" },
     );
     expect(reference.markdown).toContain("List processing.");
     expect(reference.markdown).toContain("#### all(Pred, List) -> boolean() {#all-2}");
     expect(reference.markdown).toContain("#### any(Pred, List) -> boolean() {#any-2}");
+    // Every function repeats id="types": the page's own first one, the others linking to their function.
+    expect(reference.markdown).toContain("### Types {#types}");
+    expect(reference.markdown).toContain("### Types {#any-2-part-2}");
     expect(reference.markdown).not.toContain("Home");
   });
 

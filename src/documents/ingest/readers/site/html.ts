@@ -294,24 +294,32 @@ function anchorHeadings(content: Element): void {
 }
 
 /**
- * A heading the page gives no id gets one that links where a browser can go:
- * the anchor of the nearest named heading before it (the page itself before
- * the first) with `-part-N`, the suffix search results drop from a link, as
- * they do for a long section's further pieces. An invented slug would link
- * to a fragment the page does not have.
+ * A heading the page gives no id, or an id an earlier heading already has (a
+ * browser scrolls to the first: Erlang repeats `id="types"` in every
+ * function), gets one that links where a browser can go: the anchor of the
+ * nearest named heading before it (the page itself before the first) with
+ * `-part-N`, the suffix search results drop from a link, as they do for a
+ * long section's further pieces. An invented slug would link to a fragment
+ * the page does not have.
  */
 function anchorUnnamedHeadings(content: Element): void {
   const headings = selectAll("h1, h2, h3, h4, h5, h6", content);
   const used = new Set(headings.flatMap((heading) => (typeof heading.properties.dataAnchor === "string" ? [heading.properties.dataAnchor] : [])));
-  let named = LEAD_ANCHOR;
+  const named = new Set<string>();
+  // Per named anchor, the part number to try next: counting up from 2 for each heading would be quadratic.
+  const nextPart = new Map<string, number>();
+  let before = LEAD_ANCHOR;
   for (const heading of headings) {
-    if (typeof heading.properties.dataAnchor === "string") {
-      named = heading.properties.dataAnchor;
+    const own = heading.properties.dataAnchor;
+    if (typeof own === "string" && !named.has(own)) {
+      named.add(own);
+      before = own;
       continue;
     }
-    let part = 2;
-    while (used.has(`${named}-part-${part}`)) part += 1;
-    heading.properties.dataAnchor = `${named}-part-${part}`;
+    let part = nextPart.get(before) ?? 2;
+    while (used.has(`${before}-part-${part}`)) part += 1;
+    nextPart.set(before, part + 1);
+    heading.properties.dataAnchor = `${before}-part-${part}`;
     used.add(heading.properties.dataAnchor);
   }
 }
