@@ -55,6 +55,9 @@ export async function withCorpora<T>(corpora: readonly EvalCorpus[], work: (env:
     }
     const context: CorporaContext = { liveUrl: liveUrlFor(corpora, served), labels };
     if (options.state) {
+      if (!existsSync(join(options.state, "v3", "d1"))) {
+        throw new Error(`--state ${options.state} holds no local database; give the folder npm start and npm run ingest use (--persist-to, by default .wrangler/state)`);
+      }
       // A copy: the baseline's own index must not be written into the user's database.
       await cp(options.state, scratch, { recursive: true });
       return await withLocalEnv(scratch, (env) => work(env, context));
