@@ -99,7 +99,7 @@ describe("crawling a hostile site", () => {
     const name = (path: string) => `documents/${site.url.replace("http://", "")}/docs/${path}`;
     const get = (path: string) => fetch(`${server?.url}/v1/${name(path)}`);
     const canonical = (await (await get("wrong-canonical")).json()) as { content: string };
-    expect(canonical.content).toBe("# Canonical\n\nA page whose canonical link points at another host.");
+    expect(canonical.content).toBe("# Canonical {#intro-part-2}\n\nA page whose canonical link points at another host.");
     for (const path of ["huge", "hang", "away", "secret"]) expect((await get(path)).status, path).toBe(404);
     expect((await fetch(`${server?.url}/v1/documents/attacker.invalid/stolen`)).status).toBe(404);
   });
