@@ -123,7 +123,7 @@ async function main(argv: string[]): Promise<void> {
     }
   }
   if (sets.length > 1) {
-    const split = sets.some(({ set }) => set.questions.some((question) => question.half !== undefined));
+    const split = sets.some(({ set }) => isSplit(set));
     console.log(`eval: ${sets.length} sites, ${split ? `${half ?? "tune"} half` : "every question"}, in ${runs.reduce((sum, run) => sum + run.seconds, 0).toFixed(0)} s`);
     console.log("");
     printSites(runs);
@@ -143,16 +143,20 @@ async function pagesNotHeld(env: Env, questions: QuestionSet["questions"]): Prom
     .filter((question) => question.names.length > 0);
 }
 
+/** Whether the file's questions are split into a tuning and a held-out half. */
+function isSplit(set: QuestionSet): boolean {
+  return set.questions.some((question) => question.half !== undefined);
+}
+
 /** The questions of the half asked for; a split file without --half measures its tuning half. */
 function questionsOf(set: QuestionSet, half: Half | undefined): QuestionSet["questions"] {
-  const split = set.questions.some((question) => question.half !== undefined);
-  if (!split) return set.questions;
+  if (!isSplit(set)) return set.questions;
   const chosen = half ?? "tune";
   return set.questions.filter((question) => question.half === chosen);
 }
 
 function splitNote(set: QuestionSet, half: Half | undefined): string {
-  return set.questions.some((question) => question.half !== undefined) ? ` (${half ?? "tune"} half)` : "";
+  return isSplit(set) ? ` (${half ?? "tune"} half)` : "";
 }
 
 const fixed = (value: number | undefined) => (value === undefined ? "—" : value.toFixed(3));

@@ -64,6 +64,8 @@ export class UsedAnchors {
    * a page of 10,000 "Step" headings take 6 s.
    */
   private readonly nextSuffix = new Map<string, number>();
+  /** Per anchor, the part number claimPart tries next, for the same reason. */
+  private readonly nextPart = new Map<string, number>();
 
   constructor(anchors: Iterable<string>) {
     this.used = new Set(anchors);
@@ -89,8 +91,10 @@ export class UsedAnchors {
    * heading `anchor-part-N` (html.ts anchorUnnamedHeadings).
    */
   claimPart(anchor: string, part: number): string {
-    let n = part;
+    // As in claim: numbers below the last one handed out for this anchor are taken already.
+    let n = Math.max(part, this.nextPart.get(anchor) ?? part);
     while (this.used.has(`${anchor}-part-${n}`)) n += 1;
+    this.nextPart.set(anchor, n + 1);
     const id = `${anchor}-part-${n}`;
     this.used.add(id);
     return id;

@@ -15,7 +15,7 @@ import { gfmStrikethroughToMarkdown } from "mdast-util-gfm-strikethrough";
 import { gfmTableToMarkdown } from "mdast-util-gfm-table";
 import { toMarkdown } from "mdast-util-to-markdown";
 import { HIDING_STYLE } from "../../../../markdown/hidden-html.ts";
-import { LEAD_ANCHOR } from "../../../outline.ts";
+import { LEAD_ANCHOR, UsedAnchors } from "../../../outline.ts";
 import { parseHtml } from "./parse-html.ts";
 
 /** A page read from its HTML. */
@@ -247,10 +247,11 @@ const ANCHOR = /^[\w.:-]+$/;
  */
 function anchorHeadings(content: Element): void {
   let level = 1;
-  // The elements being walked, outermost first, each with whether a heading was already met inside it.
-  const open: { element: Element; headed: boolean }[] = [];
+  // The elements being walked, outermost first; those from `headed` on hold no heading met so far.
+  const open: Element[] = [];
+  let headed = 0;
   const walk = (node: Element): void => {
-    open.push({ element: node, headed: false });
+    open.push(node);
     // Kept as the children go by, so a parent of many headings is read once, not once a heading.
     let before: ElementContent | undefined;
     for (const child of node.children) {
@@ -259,9 +260,9 @@ function anchorHeadings(content: Element): void {
       if (child.type !== "element") continue;
       if (HEADING.test(child.tagName)) {
         level = Number(child.tagName[1]);
-        const opened = open.filter((entry) => !entry.headed).map((entry) => entry.element);
-        for (const entry of open) entry.headed = true;
-        const id = headingId(child, opened.reverse(), previous);
+        const opened = open.slice(headed).reverse();
+        headed = open.length;
+        const id = headingId(child, opened, previous);
         if (id) child.properties.dataAnchor = id;
         continue;
       }
@@ -272,6 +273,7 @@ function anchorHeadings(content: Element): void {
       walk(child);
     }
     open.pop();
+    headed = Math.min(headed, open.length);
   };
   const apiEntries = (dl: Element, parentLevel: number): void => {
     const depth = Math.min(parentLevel + 1, 6);
@@ -304,10 +306,8 @@ function anchorHeadings(content: Element): void {
  */
 function anchorUnnamedHeadings(content: Element): void {
   const headings = selectAll("h1, h2, h3, h4, h5, h6", content);
-  const used = new Set(headings.flatMap((heading) => (typeof heading.properties.dataAnchor === "string" ? [heading.properties.dataAnchor] : [])));
+  const anchors = new UsedAnchors(headings.flatMap((heading) => (typeof heading.properties.dataAnchor === "string" ? [heading.properties.dataAnchor] : [])));
   const named = new Set<string>();
-  // Per named anchor, the part number to try next: counting up from 2 for each heading would be quadratic.
-  const nextPart = new Map<string, number>();
   let before = LEAD_ANCHOR;
   for (const heading of headings) {
     const own = heading.properties.dataAnchor;
@@ -316,11 +316,7 @@ function anchorUnnamedHeadings(content: Element): void {
       before = own;
       continue;
     }
-    let part = nextPart.get(before) ?? 2;
-    while (used.has(`${before}-part-${part}`)) part += 1;
-    nextPart.set(before, part + 1);
-    heading.properties.dataAnchor = `${before}-part-${part}`;
-    used.add(heading.properties.dataAnchor);
+    heading.properties.dataAnchor = anchors.claimPart(before, 2);
   }
 }
 
@@ -437,14 +433,16 @@ function flattenTableCells(content: Element): void {
 
 function cellLine(nodes: readonly ElementContent[]): ElementContent[] {
   const line: ElementContent[] = [];
+  // Whether the line holds more than spacing yet, and whether a block just ended it.
+  let hasText = false;
   let breakDue = false;
-  const hasText = () => line.some((node) => node.type !== "text" || node.value.trim() !== "");
   for (const node of nodes) {
     if (node.type === "element" && CELL_BLOCKS.has(node.tagName)) {
       const inner = node.tagName === "pre" ? [codeSpan(node)] : cellLine(node.children);
       if (inner.length === 0) continue;
-      if (hasText()) line.push(cellBreak());
-      line.push(...inner);
+      if (hasText) line.push(cellBreak());
+      for (const piece of inner) line.push(piece);
+      hasText ||= inner.some((piece) => piece.type !== "text" || piece.value.trim() !== "");
       breakDue = true;
       continue;
     }
@@ -454,6 +452,7 @@ function cellLine(nodes: readonly ElementContent[]): ElementContent[] {
     }
     if (breakDue) line.push(cellBreak());
     breakDue = false;
+    hasText = true;
     line.push(node);
   }
   return line;

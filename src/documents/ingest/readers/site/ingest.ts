@@ -201,17 +201,17 @@ export async function crawlSitePiece(db: D1Database, runId: string, options: Sit
       if (canonical && inScope(scope, canonical)) key = canonical;
       else notes.push({ url: crawled.url, note: `canonical ${page.canonical} ignored: not under ${scope.origin}${scope.prefix}` });
     }
-    const nameOf = (url: string) => documentNameForUri(publishedUrl(publicUrl(url)));
-    let name = nameOf(key);
+    let uri = publishedUrl(publicUrl(key));
+    let name = documentNameForUri(uri);
     let first = urlOfName.get(name);
     if (first && key !== crawled.url && markdownOfName.get(name) !== page.markdown) {
       // The page its canonical link names was read with other text: this one is not a copy of it, and keeps its own address.
       notes.push({ url: crawled.url, note: `canonical ${page.canonical} ignored: ${first} was read on its own, with other text` });
       key = crawled.url;
-      name = nameOf(key);
+      uri = publishedUrl(publicUrl(key));
+      name = documentNameForUri(uri);
       first = urlOfName.get(name);
     }
-    const uri = publishedUrl(publicUrl(key));
     if (first) {
       skipped.push({ url: crawled.url, reason: `the same page as ${first} (${key === crawled.url ? `both are ${uri}` : "its canonical link"})` });
       continue;
