@@ -1,11 +1,11 @@
 // npm run ingest -- site <URL> [--base-uri <public URL>] [--include <glob>]… [--exclude <glob>]… [--max-pages <n>] …
 import { parseArgs } from "node:util";
-import { READER_USER_AGENT } from "../src/documents/ingest/readers/fetch.ts";
-import { DEFAULT_CRAWL_LIMITS, formatBytes, type CrawlLimits } from "../src/documents/ingest/readers/site/crawl.ts";
-import { ingestSite, type SiteIngestResult } from "../src/documents/ingest/readers/site/ingest.ts";
+import { READER_USER_AGENT } from "../src/readers/http.ts";
+import { DEFAULT_CRAWL_LIMITS, formatBytes, type CrawlLimits } from "../src/readers/site/crawl.ts";
+import { ingestSite, type SiteIngestResult } from "../src/documents/ingest/site-run.ts";
 import { siteFor } from "../src/documents/ingest/prepare-pages.ts";
 import { VERSION_OPTIONS, versionOption } from "./version-option.ts";
-import { scopeOf } from "../src/documents/ingest/readers/site/scope.ts";
+import { scopeOf } from "../src/readers/site/scope.ts";
 import { describeEmbedding, describeWriteProgress, refuseDefaultCorpusBase } from "./ingest-docs.ts";
 import { embedAllStoredPages, type EmbeddingReport } from "../src/documents/ingest/embed-chunks.ts";
 import type { SemanticSearch } from "../src/embeddings/semantic-search.ts";

@@ -1,6 +1,6 @@
 // npm run sources -- add|list|remove|refresh: the sources a deployed Almanac refreshes (issue 20).
 import { parseArgs } from "node:util";
-import { ingestSite } from "../src/documents/ingest/readers/site/ingest.ts";
+import { ingestSite } from "../src/documents/ingest/site-run.ts";
 import { ingestLlms } from "./ingest-llms.ts";
 import { ingestArchive } from "./ingest-archive.ts";
 import { addSource, listSources, parseInterval, removeSource, SOURCE_KINDS, type Source, type SourceKind, type SourceOptions } from "../src/sources/sources.ts";

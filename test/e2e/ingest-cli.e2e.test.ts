@@ -7,7 +7,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { afterAll, describe, expect, it } from "vitest";
 import { cleanSiteMarkup } from "../../src/markdown/site-markup.ts";
-import { newStateDir, startServer, type RunningServer } from "./harness.ts";
+import { newStateDir, startServer, type RunningServer } from "./support/harness.ts";
 
 function ingest(args: string[]) {
   const run = spawnSync(process.execPath, ["cli/ingest.ts", ...args], { encoding: "utf8", timeout: 120_000 });

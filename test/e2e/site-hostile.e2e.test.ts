@@ -3,8 +3,8 @@
 // The run must finish, stay within its caps, report each case, and write only whole pages.
 import { rmSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { newStateDir, startServer, type RunningServer } from "./harness.ts";
-import { ingestAsync, serveSite, type StaticSite } from "./static-site.ts";
+import { newStateDir, startServer, type RunningServer } from "./support/harness.ts";
+import { ingestAsync, serveSite, type StaticSite } from "./support/static-site.ts";
 
 const page = (title: string, body: string, head = "") =>
   `<!doctype html><html><head><title>${title}</title>${head}</head><body><nav><a href="/docs/">Home</a></nav><main><h1>${title}</h1>${body}</main></body></html>`;

@@ -6,7 +6,7 @@ import { isMutation } from "../../src/library/entry.ts";
 import { prepareLibrary } from "../../src/library/parse-entry.ts";
 import { renderTemplate } from "../../src/library/render.ts";
 import { rankEntries } from "../../src/library/scoring.ts";
-import { defaultLibraryFiles } from "./fixtures.ts";
+import { defaultLibraryFiles } from "../support/library-fixtures.ts";
 
 const { entries, refused } = prepareLibrary(defaultLibraryFiles());
 

@@ -7,14 +7,14 @@
  * source's Workflow (src/sources/refresh-workflow.ts) in many, one per step.
  * Worker-safe: D1 and a `fetch` are all it needs.
  */
-import { prepareDocument, siteFor, PageError, type PreparedDocument, type Site } from "../../prepare-pages.ts";
-import { documentNameForUri } from "../../../names.ts";
-import { newRunId, type WriteProgress } from "../../write-corpus.ts";
-import { abandonGeneration, beginGeneration, publishGeneration, stagePages, type StagedValidator } from "../../generations.ts";
-import { refuseVersionConflicts, type SiteVersion } from "../../../versions.ts";
-import type { SyncReport } from "../../../../sync-report.ts";
-import { crawlSite, type CrawledPage, type CrawlOptions, type CrawlResult, type CrawlState, type PageValidator, type SkippedUrl } from "./crawl.ts";
-import { inScope, pageKey, publicUrlFor, publishedUrl, scopeOf } from "./scope.ts";
+import { prepareDocument, siteFor, PageError, type PreparedDocument, type Site } from "./prepare-pages.ts";
+import { documentNameForUri } from "../names.ts";
+import { newRunId, type WriteProgress } from "./write-corpus.ts";
+import { abandonGeneration, beginGeneration, publishGeneration, stagePages, type StagedValidator } from "./generations.ts";
+import { refuseVersionConflicts, type SiteVersion } from "../versions.ts";
+import type { SyncReport } from "../../sync-report.ts";
+import { crawlSite, type CrawledPage, type CrawlOptions, type CrawlResult, type CrawlState, type PageValidator, type SkippedUrl } from "../../readers/site/crawl.ts";
+import { inScope, pageKey, publicUrlFor, publishedUrl, scopeOf } from "../../readers/site/scope.ts";
 
 /** What to crawl and how: the crawl's own options (`start`'s origin and folder are its scope), and where its pages go. */
 export interface SiteIngestOptions extends Pick<CrawlOptions, "start" | "fetch" | "userAgent" | "include" | "exclude" | "contentSelector" | "limits" | "onProgress"> {

@@ -14,8 +14,8 @@ import type { Code, Heading, Nodes as MdastNodes } from "mdast";
 import { gfmStrikethroughToMarkdown } from "mdast-util-gfm-strikethrough";
 import { gfmTableToMarkdown } from "mdast-util-gfm-table";
 import { toMarkdown } from "mdast-util-to-markdown";
-import { HIDING_STYLE } from "../../../../markdown/hidden-html.ts";
-import { LEAD_ANCHOR, UsedAnchors } from "../../../outline.ts";
+import { HIDING_STYLE } from "../../markdown/hidden-html.ts";
+import { LEAD_ANCHOR, UsedAnchors } from "../../documents/outline.ts";
 import { parseHtml } from "./parse-html.ts";
 
 /** A page read from its HTML. */

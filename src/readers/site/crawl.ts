@@ -13,7 +13,7 @@ import { htmlToPage, type HtmlPage } from "./html.ts";
 import { ALLOW_ALL, parseRobots, withoutComment, type Robots } from "./robots.ts";
 import { globMatcher, inScope, pageKey, scopeOf, type CrawlScope } from "./scope.ts";
 import { parseSitemap } from "./sitemap.ts";
-import { concatBytes } from "../../../../text/bytes.ts";
+import { concatBytes } from "../../text/bytes.ts";
 
 /** The caps of one crawl; each binds with a line in the report. */
 export interface CrawlLimits {

@@ -1,6 +1,6 @@
 // How the readers ask for something over HTTP: who they say they are, how
 // long they wait, how much they take. fetch and Web Streams only.
-import { concatBytes } from "../../../text/bytes.ts";
+import { concatBytes } from "../text/bytes.ts";
 
 /** Almanac's version, as package.json and the MCP server info give it (a test holds them equal). */
 export const ALMANAC_VERSION = "0.1.0";
