@@ -1,7 +1,7 @@
 // npm run ingest -- site <URL> [--base-uri <public URL>] [--include <glob>]… [--exclude <glob>]… [--max-pages <n>] …
 import { parseArgs } from "node:util";
-import { READER_USER_AGENT } from "../src/readers/http.ts";
-import { DEFAULT_CRAWL_LIMITS, formatBytes, type CrawlLimits } from "../src/readers/site/crawl.ts";
+import { formatBytes, READER_USER_AGENT } from "../src/readers/http.ts";
+import { DEFAULT_CRAWL_LIMITS, type CrawlLimits } from "../src/readers/site/crawl.ts";
 import { ingestSite, type SiteIngestResult } from "../src/documents/ingest/site-run.ts";
 import { siteFor } from "../src/documents/ingest/prepare-pages.ts";
 import { VERSION_OPTIONS, versionOption } from "./version-option.ts";

@@ -13,7 +13,8 @@ import { newRunId, type WriteProgress } from "./write-corpus.ts";
 import { abandonGeneration, beginGeneration, publishGeneration, stagePages, type StagedValidator } from "./generations.ts";
 import { refuseVersionConflicts, type SiteVersion } from "../versions.ts";
 import type { SyncReport } from "../../sync-report.ts";
-import { crawlSite, type CrawledPage, type CrawlOptions, type CrawlResult, type CrawlState, type PageValidator, type SkippedUrl } from "../../readers/site/crawl.ts";
+import { crawlSite, type CrawlOptions, type CrawlResult, type CrawlState } from "../../readers/site/crawl.ts";
+import type { CrawledPage, PageValidator, SkippedUrl } from "../../readers/site/fetch-page.ts";
 import { inScope, pageKey, publicUrlFor, publishedUrl, scopeOf } from "../../readers/site/scope.ts";
 
 /** What to crawl and how: the crawl's own options (`start`'s origin and folder are its scope), and where its pages go. */
