@@ -6,7 +6,7 @@
  * Pure functions on strings: they run in a Worker as in the CLI. Every walk
  * is linear in the page (parse-html.ts bounds the depth the recursive ones see).
  */
-import type { Element, ElementContent, Root } from "hast";
+import type { Element, Root } from "hast";
 import { select, selectAll } from "hast-util-select";
 import { defaultHandlers, toMdast, type Handle, type State } from "hast-util-to-mdast";
 import { toText } from "hast-util-to-text";
