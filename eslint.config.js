@@ -4,7 +4,7 @@
 import tseslint from "typescript-eslint";
 
 export default tseslint.config(
-  { ignores: ["node_modules/", "dist/", ".wrangler/", "eval/.cache/", "worker-configuration.d.ts", "src/library/default-library.snapshot.ts", "**/*.js", "**/*.mjs"] },
+  { ignores: ["node_modules/", "dist/", ".wrangler/", "eval/.cache/", "src/generated/", "worker-configuration.d.ts", "**/*.js", "**/*.mjs"] },
   {
     files: ["**/*.ts", "**/*.tsx"],
     languageOptions: {
