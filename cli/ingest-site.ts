@@ -14,6 +14,7 @@ import { withEnv } from "./env.ts";
 import { DEFAULT_STATE_DIR } from "./local-env.ts";
 import { progressPrinter } from "./progress.ts";
 import { describeSync } from "./report.ts";
+import { UsageError } from "./run-cli.ts";
 
 export const SITE_USAGE = `usage:
   npm run ingest -- site <URL> [--base-uri <https://public/prefix>] [--data-source <host>] [--version <label> [--current]]
@@ -59,7 +60,7 @@ export async function ingestSiteCommand(argv: string[]): Promise<void> {
   });
   if (values.help) return console.log(SITE_USAGE);
   const [start, ...extra] = positionals;
-  if (!start || extra.length > 0) throw new Error("give exactly one URL to crawl, e.g. npm run ingest -- site https://docs.example.com/");
+  if (!start || extra.length > 0) throw new UsageError("give exactly one URL to crawl, e.g. npm run ingest -- site https://docs.example.com/");
   const scope = scopeOf(start);
   const version = versionOption(values);
   refuseDefaultCorpusBase(siteFor(values["base-uri"] ?? `${scope.origin}${scope.prefix}`, values["data-source"]));
@@ -99,7 +100,7 @@ export async function ingestSiteCommand(argv: string[]): Promise<void> {
 
 function positiveNumber(flag: string, value: string): number {
   const number = Number(value);
-  if (!Number.isFinite(number) || number <= 0) throw new Error(`${flag} must be a positive number, not "${value}"`);
+  if (!Number.isFinite(number) || number <= 0) throw new UsageError(`${flag} must be a positive number, not "${value}"`);
   return number;
 }
 
