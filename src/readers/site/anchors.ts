@@ -2,7 +2,7 @@
 // so a search result links to a fragment the live page has.
 import type { Element, ElementContent } from "hast";
 import { select, selectAll } from "hast-util-select";
-import { LEAD_ANCHOR, UsedAnchors } from "../../documents/outline.ts";
+import { LEAD_ANCHOR, UsedAnchors } from "../../markdown/outline.ts";
 import { childElements } from "./parse-html.ts";
 
 const HEADING = /^h[1-6]$/;
