@@ -111,7 +111,25 @@ export function describeSitePages(result: SiteIngestResult): string[] {
   const named = [...result.skipped.filter((skip) => !skip.reason.startsWith("not read:")), ...unread.slice(0, UNREAD_NAMED)];
   const lines = named.map((skip) => `  ${skip.url}: skipped, ${skip.reason}`);
   if (unread.length > UNREAD_NAMED) lines.push(`  … and ${unread.length - UNREAD_NAMED} more URLs not read: the crawl stopped at ${result.stoppedBy}`);
-  return [...lines, ...result.notes.map((note) => `  ${note.url}: ${note.note}`)];
+  return [...lines, ...result.notes.map((note) => `  ${note.url}: ${note.note}`), ...describeContentRules(result)];
+}
+
+/** A share of pages read by their whole body past which the report warns: the article may still carry chrome. */
+const WHOLE_BODY_WARNING_SHARE = 0.2;
+
+/** Which rule found each share of the pages' articles, and a warning when many had none but the body. */
+export function describeContentRules(result: Pick<SiteIngestResult, "contentRules" | "templateStripped">): string[] {
+  const rules = Object.entries(result.contentRules).filter(([, count]) => (count ?? 0) > 0) as [string, number][];
+  const pages = rules.reduce((sum, [, count]) => sum + count, 0);
+  if (pages === 0) return [];
+  const lines = [`  article found by: ${rules.map(([rule, count]) => `${rule} ${count}`).join(", ")}; navigation the site repeats dropped from ${result.templateStripped} pages`];
+  const body = result.contentRules.body ?? 0;
+  if (body / pages >= WHOLE_BODY_WARNING_SHARE) {
+    lines.push(
+      `  warning: ${body} of ${pages} pages have no main, [role=main] or article element, so their whole body was read (less what most pages repeat); if their text still carries menus, give --content-selector`,
+    );
+  }
+  return lines;
 }
 
 /** URLs left unread by a cap that the report names one by one. */

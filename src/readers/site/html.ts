@@ -31,7 +31,12 @@ export interface HtmlPage {
   canonical?: string;
   /** Every `<a href>` of the whole page (navigation included: that is how pages are found), absolute, without fragment. */
   links: string[];
+  /** Which rule found the article: the content selector, `main`, `[role=main]`, `article` (or the element holding several), else `body`. */
+  contentRule: ContentRule;
 }
+
+/** The rules that find a page's article, in the order they are tried. */
+export type ContentRule = "content selector" | "main" | "[role=main]" | "article" | "body" | "none";
 
 /** How to read one page. */
 export interface HtmlPageOptions {
@@ -74,7 +79,7 @@ export function htmlToPage(html: string, options: HtmlPageOptions): HtmlPage {
   const base = baseUrl(tree, options.url);
   const publicUrl = options.publicUrl ?? ((url: string) => url);
   const links = pageLinks(tree, base);
-  const content = mainContent(tree, options.contentSelector);
+  const { content, rule: contentRule } = mainContent(tree, options.contentSelector);
   if (content) {
     // Anchors first: a heading's permalink (pruned as chrome) names its id.
     anchorHeadings(content);
@@ -91,9 +96,9 @@ export function htmlToPage(html: string, options: HtmlPageOptions): HtmlPage {
   const description = metaContent(tree, "meta[name=description]") || metaContent(tree, "meta[property='og:description']");
   const canonicalHref = select("link[rel~=canonical][href]", tree)?.properties.href;
   const canonical = typeof canonicalHref === "string" ? resolve(canonicalHref, base) : undefined;
-  if (!content) return { title, description, markdown: "", canonical, links };
+  if (!content) return { title, description, markdown: "", canonical, links, contentRule };
   absolutize(content, base, publicUrl);
-  return { title, description, markdown: toMarkdownText(content), canonical, links };
+  return { title, description, markdown: toMarkdownText(content), canonical, links, contentRule };
 }
 
 /** The `<base href>` when the page has one, else its own URL. */
@@ -144,15 +149,20 @@ function pageLinks(tree: Root, base: string): string[] {
  * docs make each function an `<article>`) are items of the page, not the
  * page: the content is the element that holds them all.
  */
-function mainContent(tree: Root, contentSelector: string | undefined): Element | undefined {
+function mainContent(tree: Root, contentSelector: string | undefined): { content: Element | undefined; rule: ContentRule } {
   const hidden = hiddenElements(tree);
   const body = select("body", tree) ?? undefined;
+  const bodyRule = body ? "body" : "none";
   for (const selector of contentSelector ? [contentSelector, ...MAIN_SELECTORS] : MAIN_SELECTORS) {
+    const rule = selector === contentSelector ? "content selector" : (selector as ContentRule);
     const found = selectAll(selector, tree).filter((element) => !hidden.has(element));
-    if (found.length === 1) return found[0];
-    if (found.length > 1) return holderOf(tree, found) ?? body;
+    if (found.length === 1) return { content: found[0], rule };
+    if (found.length > 1) {
+      const holder = holderOf(tree, found);
+      return holder ? { content: holder, rule } : { content: body, rule: bodyRule };
+    }
   }
-  return body;
+  return { content: body, rule: bodyRule };
 }
 
 /** The nearest element that holds every one of `elements` (one of them, when it holds the others). */
