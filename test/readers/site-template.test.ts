@@ -41,7 +41,7 @@ function manual(pages: number) {
   }) as typeof fetch;
 }
 
-const options = (baseUri: string) => ({ start: "https://manual.test/manual/index.html", baseUri, fetch: manual(8), userAgent: "Almanac-test" });
+const options = (baseUri: string) => ({ start: "https://manual.test/manual/index.html", baseUri, fetch: manual(8), userAgent: "Almanac-test", prune: false });
 
 describe("a site's template, learnt from its pages", () => {
   it("drops the navigation tables every page repeats, keeps each page's own text, and links sections to the site's own ids", async () => {
@@ -76,6 +76,11 @@ describe("a site's template, learnt from its pages", () => {
     template.learn([1, 2, 3, 4, 5].map(page));
     expect(template.strip(page(6)).markdown).toBe("## Parameters\n\nText 6.\n\n[Home](/) [Next](/n6)\n\nMore 6.");
     expect(template.strip("[Home](/) [Next](/)").markdown).toBe("[Home](/) [Next](/)");
+    // A title every page repeats at its top is the site's banner; the page's own title stays.
+    const bannered = new SiteTemplate();
+    const withBanner = (n: number) => `# Acme 2.0 documentation\n\n- [Page ${n}](https://acme.test/p${n}#a)\n- [More](https://acme.test/p${n}#b)\n\n# Page ${n}\n\nText ${n}.`;
+    bannered.learn([1, 2, 3, 4].map(withBanner));
+    expect(bannered.strip(withBanner(5), "https://acme.test/p5").markdown).toBe("# Page 5\n\nText 5.");
     // Three pages say nothing about a site.
     const young = new SiteTemplate();
     young.learn([1, 2, 3].map(page));

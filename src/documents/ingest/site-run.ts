@@ -213,7 +213,7 @@ export async function crawlSitePiece(db: D1Database, runId: string, options: Sit
       if (!same) validators.push({ url: crawled.url, name: previous.name, links: crawled.links, ...validatorsOf(crawled) });
       continue;
     }
-    const { markdown, stripped } = template.strip(crawled.page.markdown);
+    const { markdown, stripped } = template.strip(crawled.page.markdown, publicUrl(crawled.url));
     const page = { ...crawled.page, markdown };
     contentRules[page.contentRule] = (contentRules[page.contentRule] ?? 0) + 1;
     if (stripped) templateStripped += 1;

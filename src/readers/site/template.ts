@@ -49,13 +49,19 @@ export class SiteTemplate {
    * site puts its navigation; a block in the middle, or a heading, is the
    * article's. A page that would be left empty is kept as it was.
    */
-  strip(markdown: string): { markdown: string; stripped: boolean } {
+  strip(markdown: string, ownUrl?: string): { markdown: string; stripped: boolean } {
     const blocks = blocksOf(markdown);
+    // A rule between the navigation and the article (`---`) goes with the navigation; so does the page's own
+    // table of contents, a list of links to its sections, which repeats what the headings say.
+    const strippable = (block: string) => RULE.test(block) || this.isTemplate(block) || (ownUrl !== undefined && isContentsList(block, ownUrl));
     let first = 0;
     let last = blocks.length;
-    while (first < last && this.isTemplate(blocks[first] as string)) first += 1;
-    while (last > first && this.isTemplate(blocks[last - 1] as string)) last -= 1;
+    // At the top, a title every page repeats is the site's banner ("# Node.js v18 documentation"), not the page's own.
+    while (first < last && (strippable(blocks[first] as string) || this.isBanner(blocks[first] as string))) first += 1;
+    while (last > first && strippable(blocks[last - 1] as string)) last -= 1;
     if (first === 0 && last === blocks.length) return { markdown, stripped: false };
+    // A heading left with nothing under it headed only the navigation (Git's "GIT: Part of the git(1) suite").
+    if (last < blocks.length) while (last > first && HEADING.test(blocks[last - 1] as string)) last -= 1;
     if (first === last) return { markdown, stripped: false };
     return { markdown: blocks.slice(first, last).join("\n\n"), stripped: true };
   }
@@ -66,15 +72,34 @@ export class SiteTemplate {
     return { pages: this.pages, counts };
   }
 
+  private isBanner(block: string): boolean {
+    return this.pages >= MIN_PAGES && block.startsWith("# ") && !block.includes("\n") && (this.counts.get(plainWords(block)) ?? 0) >= this.floor();
+  }
+
+  private floor(): number {
+    return Math.max(3, Math.ceil(this.pages * TEMPLATE_SHARE));
+  }
+
   private isTemplate(block: string): boolean {
-    if (this.pages < MIN_PAGES || /^#{1,6}\s/.test(block) || block.startsWith("```")) return false;
+    if (this.pages < MIN_PAGES || HEADING.test(block) || block.startsWith("```")) return false;
     const pieces = piecesOf(block);
     if (pieces.length === 0) return false;
-    const floor = Math.max(3, Math.ceil(this.pages * TEMPLATE_SHARE));
+    const floor = this.floor();
     const common = pieces.filter((piece) => (this.counts.get(piece) ?? 0) >= floor).length;
     return common / pieces.length >= BLOCK_TEMPLATE_SHARE;
   }
 }
+
+const HEADING = /^#{1,6}\s/;
+
+const LIST_LINK = /^\s*(?:[-*+]|\d+\.)\s+\[[^\]]*\]\((\S+?)\)\s*$/;
+
+/** True for a list whose every item is a link to a section of the page at `ownUrl`. */
+function isContentsList(block: string, ownUrl: string): boolean {
+  return block.split("\n").every((line) => LIST_LINK.exec(line)?.[1]?.startsWith(`${ownUrl}#`) === true);
+}
+/** A thematic break, Markdown's `<hr>`. */
+const RULE = /^(?:-{3,}|\*{3,}|_{3,})$/;
 
 /** The page's blocks: runs of lines between blank lines, code fences kept whole. */
 function blocksOf(markdown: string): string[] {
