@@ -92,14 +92,14 @@ export class SiteTemplate {
 
 const HEADING = /^#{1,6}\s/;
 
-const LIST_LINK = /^\s*(?:[-*+]|\d+\.)\s+\[[^\]]*\]\((\S+?)\)\s*$/;
+const LIST_LINK = /^\s*(?:[-*+]|\d+\.)\s+\[.*\]\((\S+?)\)\s*$/;
 
 /** True for a list whose every item is a link to a section of the page at `ownUrl`. */
 function isContentsList(block: string, ownUrl: string): boolean {
   return block.split("\n").every((line) => LIST_LINK.exec(line)?.[1]?.startsWith(`${ownUrl}#`) === true);
 }
 /** A thematic break, Markdown's `<hr>`. */
-const RULE = /^(?:-{3,}|\*{3,}|_{3,})$/;
+const RULE = /^\s*(?:-{3,}|\*{3,}|_{3,})\s*$/;
 
 /** The page's blocks: runs of lines between blank lines, code fences kept whole. */
 function blocksOf(markdown: string): string[] {
