@@ -92,7 +92,7 @@ function checkPortable(source: string): void {
     const char = chars[pos] as string;
     const quantifier = quantifierAt(chars, pos);
     if (quantifier) {
-      if (!last) throw new PatternError(`missing argument to repetition operator "${char}"`);
+      if (!last) throw new PatternError(`missing argument to repetition operator "${chars.slice(pos, pos + quantifier.length).join("")}"`);
       if (last.quantified) throw new PatternError("a quantifier cannot follow a quantifier (possessive or doubled repetition is not RE2)");
       if (!last.consumes) throw new PatternError("nothing to repeat before a quantifier");
       if (quantifier.max > 1 && last.repeats) {
