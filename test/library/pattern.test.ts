@@ -49,8 +49,12 @@ describe("compilePattern", () => {
     ["(ab", 'missing closing ")"'],
     ["ab)", 'unbalanced ")" at position 2'],
     ["*a", 'missing argument to repetition operator "*"'],
+    ["a|{2}", 'missing argument to repetition operator "{2}"'], // RE2 refuses it too; the hand-written engine read it as text
     ["x".repeat(MAX_PATTERN_LENGTH + 1), `pattern is longer than ${MAX_PATTERN_LENGTH} characters`],
     ["[a-z]{1000}".repeat(6), "pattern is too large once its repetitions are expanded"],
+    // What Almanac's own walk lets through is RE2's to judge, with RE2's message.
+    ["[z-a]", "invalid character class range: `z-a`"],
+    ["(?P<a>x)(?P<a>y)", "duplicate capture group name: `a`"],
   ])("refuses %s", (pattern, message) => {
     expect(() => compilePattern(pattern)).toThrow(new PatternError(message));
   });

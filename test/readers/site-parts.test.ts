@@ -65,6 +65,34 @@ Sitemap: https://docs.example.com/sitemap.xml
     }
   });
 
+  it("obeys the group of its own product token, merged, whatever the case and order; * only when no group names it (RFC 9309 2.2.1)", () => {
+    const robots = [
+      "User-agent: *",
+      "Disallow: /for-all",
+      "",
+      "User-agent: AlmanacBot/2.0",
+      "Disallow: /bot-only",
+      "",
+      "User-agent: aLmAnAc",
+      "Disallow: /almanac-only",
+      "",
+      "User-agent: Almanac/1.0 (+https://almanac.dev)",
+      "Disallow: /almanac-too",
+    ].join("\n");
+    const paths = ["/for-all", "/bot-only", "/almanac-only", "/almanac-too"];
+    const allowed = (agent: string) => paths.filter((path) => parseRobots(robots, agent).allows(path));
+    // Both groups naming Almanac apply, the * group and AlmanacBot's (a longer token, another crawler) do not.
+    expect(allowed("Almanac")).toEqual(["/for-all", "/bot-only"]);
+    expect(allowed("ALMANAC")).toEqual(["/for-all", "/bot-only"]);
+    // The crawler passes its User-Agent's first word; a version or comment after the token changes nothing.
+    expect(allowed("AlmanacBot/2.0 (+https://example.com/bot)")).toEqual(["/for-all", "/almanac-only", "/almanac-too"]);
+    expect(allowed("OtherBot")).toEqual(["/bot-only", "/almanac-only", "/almanac-too"]);
+    // A group naming Almanac wins even when it allows everything and comes after the * group's Disallow: /.
+    const emptyOwnGroup = parseRobots("User-agent: *\nDisallow: /\n\nUser-agent: Almanac\nDisallow:\n", "Almanac");
+    expect(emptyOwnGroup.allows("/any/page")).toBe(true);
+    expect(parseRobots("User-agent: *\nDisallow: /\n\nUser-agent: Almanac\nDisallow:\n", "AlmanacBot").allows("/any/page")).toBe(false);
+  });
+
   it("matches * and $ exactly as the regex it replaced, on every small pattern and path", () => {
     const reference = (pattern: string, path: string) => {
       const anchored = pattern.endsWith("$");

@@ -4,6 +4,11 @@
  * `$` in paths. Plus the two widespread extensions a crawler needs:
  * `Crawl-delay` and `Sitemap`. Matching never backtracks: a rule's literal
  * parts are found left to right, each at most one scan of the rest of the path.
+ * Our own rather than robots-parser (npm), measured against it: its matcher
+ * (Google's) costs the pattern's length times the path's, so a rule of 10,000
+ * `*` against a 100,000-character path took 40 s there, under 10 ms here; it
+ * keys groups on the whole `User-agent` value, so `almanac (docs crawler)`
+ * is not Almanac there, where RFC 9309 takes the product token.
  */
 
 /** What a site's robots.txt says to one crawler. */
