@@ -4,7 +4,7 @@ import { ingestSite } from "../src/documents/ingest/readers/site/ingest.ts";
 import { ingestLlms } from "./ingest-llms.ts";
 import { ingestArchive } from "./ingest-archive.ts";
 import { addSource, listSources, parseInterval, removeSource, SOURCE_KINDS, type Source, type SourceKind, type SourceOptions } from "../src/sources/sources.ts";
-import { prunes, siteIngestOptions, siteOfSource, versionOf } from "../src/sources/read-source.ts";
+import { MIRROR, siteIngestOptions, siteOfSource, versionOf } from "../src/sources/read-source.ts";
 import { VERSION_OPTIONS, versionOption } from "./version-option.ts";
 import { runSource, type ReadResult } from "../src/sources/run.ts";
 import { withEnv } from "./env.ts";
@@ -41,6 +41,7 @@ const OPTIONS = {
   path: { type: "string" },
   "skip-optional": { type: "boolean" },
   prune: { type: "boolean" },
+  "allow-shrink": { type: "boolean" },
   ...VERSION_OPTIONS,
   remote: { type: "boolean", default: false },
   "persist-to": { type: "string", default: DEFAULT_STATE_DIR },
@@ -91,7 +92,7 @@ async function main(argv: string[]): Promise<void> {
       const source = await withEnv(env, (e) => {
         // Refused before the run is claimed when misconfigured (embeddings-vars.ts).
         const embeddings = cliSemanticSearch(embeddingsVars(e));
-        return runSource(e.DB, name, runId, (s) => read(s, e.DB, embeddings));
+        return runSource(e.DB, name, runId, (s) => read(s, e.DB, embeddings, values["allow-shrink"] === true));
       });
       return console.log(JSON.stringify(describe(source)));
     }
@@ -101,12 +102,14 @@ async function main(argv: string[]): Promise<void> {
 }
 
 /** Reads and writes a source through the reader of its kind, with its stored ingest options (src/sources/read-source.ts), embedding its pages when hybrid retrieval is on. */
-async function read(source: Source, db: D1Database, embeddings: SemanticSearch | undefined): Promise<ReadResult> {
+async function read(source: Source, db: D1Database, embeddings: SemanticSearch | undefined, allowShrink: boolean): Promise<ReadResult> {
   const connect: Connect = (work) => work(db, embeddings);
   const options = source.options;
+  // A source mirrors its origin (read-source.ts); --allow-shrink lets one run remove more than half of its pages.
+  const mirror = { ...MIRROR, refuseShrinking: !allowShrink };
   if (source.kind === "site") {
     // As the Workflow does: a site failing more than 1 page in 10 publishes nothing.
-    const result = await embedSiteRun(db, await ingestSite(db, { ...siteIngestOptions(source, globalThis.fetch, userAgent()), refuseFailingSite: true }), embeddings);
+    const result = await embedSiteRun(db, await ingestSite(db, { ...siteIngestOptions(source, globalThis.fetch, userAgent()), ...mirror, refuseFailingSite: true }), embeddings);
     console.error(result.embedding ? `${describeSync(result)}, ${describeEmbedding(result.embedding)}` : describeSync(result));
     return result;
   }
@@ -114,10 +117,10 @@ async function read(source: Source, db: D1Database, embeddings: SemanticSearch |
   if (source.kind === "llms") {
     const base = typeof options["base-uri"] === "string" ? options["base-uri"] : undefined;
     const dataSource = typeof options["data-source"] === "string" ? options["data-source"] : undefined;
-    return ingestLlms(source.url, { "base-uri": base, "data-source": dataSource, "skip-optional": options["skip-optional"] === true, prune: prunes(source), ...(version ? { version } : {}) }, connect);
+    return ingestLlms(source.url, { "base-uri": base, "data-source": dataSource, "skip-optional": options["skip-optional"] === true, ...mirror, ...(version ? { version } : {}) }, connect);
   }
   const path = typeof options.path === "string" ? options.path : undefined;
-  return ingestArchive(source.url, path, connect, siteOfSource(source), { prune: prunes(source) });
+  return ingestArchive(source.url, path, connect, siteOfSource(source), mirror);
 }
 
 /** One line of `list`: what a deployer checks, times in RFC 3339. */

@@ -26,10 +26,14 @@ export function versionOf(source: Source): SiteVersion | undefined {
   return label ? { label, current: options.current === true } : undefined;
 }
 
-/** Whether the source prunes: pages the source no longer has are removed. */
-export function prunes(source: Source): boolean {
-  return (source.options as StoredOptions).prune === true;
-}
+/**
+ * A registered source mirrors its origin (issue 38): every run removes the
+ * pages the origin no longer has, in the same publication as the rest of the
+ * run, and a run that reads under half the pages it would replace fails
+ * instead (SHRINK_SHARE in generations.ts). A stored `--prune` is no longer
+ * needed; `npm run ingest` keeps it as its own choice.
+ */
+export const MIRROR = { prune: true, refuseShrinking: true } as const;
 
 /** The site crawl a `site` source stands for. */
 export function siteIngestOptions(source: Source, fetcher: typeof fetch = platformFetch, userAgent = READER_USER_AGENT): SiteIngestOptions {
@@ -43,7 +47,7 @@ export function siteIngestOptions(source: Source, fetcher: typeof fetch = platfo
     baseUri: text(options, "base-uri"),
     dataSource: text(options, "data-source"),
     ...(version ? { version } : {}),
-    prune: prunes(source),
+    ...MIRROR,
     fetch: fetcher,
     userAgent,
     include: list(options, "include"),

@@ -33,7 +33,7 @@ import { AbandonedRunError, abandonGeneration, beginGeneration, publishGeneratio
 import { beginSiteRun, crawlSitePiece, publishSiteRun, refuseFailingSite, type SiteRunState } from "../documents/ingest/readers/site/ingest.ts";
 import { embedStoredPages, type EmbeddingPiece } from "../documents/ingest/embed-chunks.ts";
 import { semanticSearchFor } from "../embeddings/semantic-search.ts";
-import { baseUriOfSource, prunes, siteIngestOptions, siteOfSource, stageWholeSource } from "./read-source.ts";
+import { baseUriOfSource, MIRROR, siteIngestOptions, siteOfSource, stageWholeSource } from "./read-source.ts";
 import { claimSource, finishRun, getSource, type RunCounts, type Source } from "./sources.ts";
 
 /** What the cron passes an instance. */
@@ -146,7 +146,7 @@ function withinStepResult(state: SiteRunState): SiteRunState {
 /** Publishes an archive or llms.txt run, its version recorded in the same transaction. */
 async function publishWholeSource(db: D1Database, runId: string, source: Source): Promise<true> {
   const site = siteOfSource(source);
-  await publishGeneration(db, runId, { baseUri: site.baseUri, site, prune: prunes(source) });
+  await publishGeneration(db, runId, { baseUri: site.baseUri, site, ...MIRROR });
   return true;
 }
 

@@ -24,6 +24,8 @@ export interface SiteIngestOptions extends Pick<CrawlOptions, "start" | "fetch" 
   /** `--version` / `--current`: the crawled pages are this version of their data source (src/documents/versions.ts). */
   version?: SiteVersion;
   prune: boolean;
+  /** With prune: a run that read under half the pages it would replace fails instead (generations.ts, SHRINK_SHARE). */
+  refuseShrinking?: boolean;
   /**
    * An unattended run (a source's refresh) publishes nothing when the site
    * fails more than FAILING_SITE_SHARE of the pages asked for; a person
@@ -280,7 +282,12 @@ export async function publishSiteRun(
   }
   const site = siteOfRun(options);
   const pruneRefused = options.prune && state.stoppedBy ? `the crawl stopped at ${state.stoppedBy}, so pages it did not reach were kept` : undefined;
-  const report = await publishGeneration(db, runId, { baseUri: site.baseUri, site, prune: options.prune && !pruneRefused });
+  const report = await publishGeneration(db, runId, {
+    baseUri: site.baseUri,
+    site,
+    prune: options.prune && !pruneRefused,
+    refuseShrinking: options.refuseShrinking,
+  });
   return { ...report, ...(pruneRefused ? { pruneRefused } : {}) };
 }
 
