@@ -1,5 +1,8 @@
-// npm run sources -- add|list|remove|refresh: the sources a deployed Almanac refreshes (issue 20).
+// npm run sources -- add|list|remove|refresh|hook: the sources a deployed Almanac refreshes (issue 20), and their webhooks (issue 38).
+import { existsSync, readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
+import { deriveHookSecret, hookKeyProblem, newHookSalt, setHookSalt } from "../src/sources/hook-secrets.ts";
+import { HOOK_PROVIDERS } from "../src/sources/hooks.ts";
 import { ingestSite } from "../src/documents/ingest/readers/site/ingest.ts";
 import { ingestLlms } from "./ingest-llms.ts";
 import { ingestArchive } from "./ingest-archive.ts";
@@ -20,13 +23,21 @@ const USAGE = `usage:
   npm run sources -- add <site|archive|llms> <URL> --name <name> [--every <30m|1h|1d>] [--version <label> [--current]] [ingest options]
   npm run sources -- list
   npm run sources -- remove <name>
-  npm run sources -- refresh <name>
+  npm run sources -- refresh <name> [--allow-shrink]
+  npm run sources -- hook <name> [--url <the server's public URL>]
 each with [--remote] [--persist-to <dir>]
 
 ingest options are those of npm run ingest -- <kind>: --base-uri, --data-source, --include,
 --exclude, --max-pages, --content-selector, --timeout (site); --path (archive); --skip-optional
-(llms); --prune. --every defaults to 1d. A new source is due at once: the deployed Worker's
-cron (every 15 minutes) refreshes due sources as Workflows; refresh runs one here and now.`;
+(llms). --every defaults to 1d. A new source is due at once: the deployed Worker's
+cron (every 15 minutes) refreshes due sources as Workflows; refresh runs one here and now.
+A run mirrors the origin: pages it no longer has are removed, unless the run read under half
+of the pages (then it fails; refresh --allow-shrink accepts it once).
+
+hook prints a new webhook secret for the source, once (the old one stops working), and its
+URLs for GitHub, GitLab and the generic signed form. The secret is derived from the Worker
+secret HOOK_KEY, read from the environment (or, locally, .dev.vars): give it the value of
+npx wrangler secret put HOOK_KEY (corpus/docs/keeping-sources-fresh.md).`;
 
 const OPTIONS = {
   name: { type: "string" },
@@ -42,6 +53,7 @@ const OPTIONS = {
   "skip-optional": { type: "boolean" },
   prune: { type: "boolean" },
   "allow-shrink": { type: "boolean" },
+  url: { type: "string" },
   ...VERSION_OPTIONS,
   remote: { type: "boolean", default: false },
   "persist-to": { type: "string", default: DEFAULT_STATE_DIR },
@@ -96,6 +108,17 @@ async function main(argv: string[]): Promise<void> {
       });
       return console.log(JSON.stringify(describe(source)));
     }
+    case "hook": {
+      const [name] = rest;
+      if (!name) throw new Error("give the name of the source whose webhook secret to set");
+      const key = hookKey(values.remote);
+      const salt = newHookSalt();
+      if (!(await withEnv(env, (e) => setHookSalt(e.DB, name, salt, Date.now())))) throw new Error(`no source named "${name}"`);
+      const base = (values.url ?? `http://localhost:${process.env.PORT ?? "8787"}`).replace(/\/+$/, "");
+      const hooks = Object.fromEntries(HOOK_PROVIDERS.map((provider) => [provider, `${base}/sources/${encodeURIComponent(name)}/hooks/${provider}`]));
+      console.error(`the secret is shown this once; a new one (hook ${name} again) replaces it and the old one stops working`);
+      return console.log(JSON.stringify({ name, secret: await deriveHookSecret(key, name, salt), hooks }));
+    }
     default:
       throw new Error(`unknown command "${command}"`);
   }
@@ -123,6 +146,22 @@ async function read(source: Source, db: D1Database, embeddings: SemanticSearch |
   return ingestArchive(source.url, path, connect, siteOfSource(source), mirror);
 }
 
+/**
+ * HOOK_KEY, the Worker secret webhook secrets are derived from: the
+ * environment's, else (local) the one in .dev.vars, which `npm start` gives
+ * the Worker. Refused, saying how to set it, when absent or short.
+ */
+function hookKey(remote: boolean): string {
+  const devVars = !remote && existsSync(".dev.vars") ? readFileSync(".dev.vars", "utf8") : "";
+  const key = process.env.HOOK_KEY ?? /^\s*HOOK_KEY\s*=\s*"?([^"\n]*)"?\s*$/m.exec(devVars)?.[1];
+  const problem = hookKeyProblem(key);
+  if (!problem && key) return key;
+  const where = remote
+    ? "set it once with npx wrangler secret put HOOK_KEY and give the same value here as the HOOK_KEY environment variable"
+    : "add HOOK_KEY=<at least 32 random characters, e.g. from openssl rand -hex 32> to .dev.vars and restart npm start";
+  throw new Error(`${problem}: ${where}`);
+}
+
 /** One line of `list`: what a deployer checks, times in RFC 3339. */
 function describe(source: Source) {
   const time = (ms: number | null | undefined) => (ms == null ? null : new Date(ms).toISOString());
@@ -142,6 +181,11 @@ function describe(source: Source) {
     skipped: run?.skipped ?? 0,
     error: run?.error ?? null,
     nextDue: time(source.nextDue),
+    hookSetTime: time(source.hook?.setTime),
+    lastPushTime: time(source.lastPush?.time),
+    pagesRead: source.lastRunPages.read,
+    pagesWritten: source.lastRunPages.written,
+    pushToPublishedMs: source.lastRunPages.pushToPublishedMs,
   };
 }
 

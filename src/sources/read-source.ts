@@ -4,6 +4,7 @@
 import { prepareSite, siteFor, type Site } from "../documents/ingest/prepare-pages.ts";
 import { stagePages } from "../documents/ingest/generations.ts";
 import { downloadArchive, readArchivePages } from "../documents/ingest/readers/archive.ts";
+import { documentNameForUri, PAGE_EXTENSION, pageUri } from "../documents/names.ts";
 import { READER_USER_AGENT } from "../documents/ingest/readers/fetch.ts";
 import { readLlmsPages } from "../documents/ingest/readers/llms-txt.ts";
 import type { CrawlLimits } from "../documents/ingest/readers/site/crawl.ts";
@@ -74,7 +75,7 @@ export function baseUriOfSource(source: Source): string {
  * `runId` (one Workflow step: one download, or the llms.txt and its pages).
  * Throws a plain Error, staging nothing, when it holds no page.
  */
-export async function stageWholeSource(db: D1Database, runId: string, source: Source, fetcher: typeof fetch = platformFetch): Promise<{ skipped: number }> {
+export async function stageWholeSource(db: D1Database, runId: string, source: Source, fetcher: typeof fetch = platformFetch): Promise<{ skipped: number; read: number }> {
   const options = source.options as StoredOptions;
   const site = siteOfSource(source);
   const read =
@@ -86,5 +87,37 @@ export async function stageWholeSource(db: D1Database, runId: string, source: So
   if (documents.length === 0) throw new Error(`${source.url}: all ${read.pages.length} pages are empty after their front matter and site markup; nothing was written`);
   await stagePages(db, runId, site.baseUri, documents);
   const readSkipped = "skipped" in read && Array.isArray(read.skipped) ? read.skipped.length : 0;
-  return { skipped: skipped.length + readSkipped };
+  return { skipped: skipped.length + readSkipped, read: read.pages.length };
+}
+
+/**
+ * Reads only the pages of an archive source that a push changed (`paths`,
+ * the repository's own paths) and stages them as run `runId`: a page still
+ * in the archive is compared and staged when new or changed, one no longer
+ * there (or empty now) is returned in `remove`, to be removed by name when
+ * the run publishes. Paths outside the source's `--path` folder, or not
+ * pages, cost nothing. Every other entry of the archive is passed over unread.
+ */
+export async function stageChangedArchivePages(
+  db: D1Database,
+  runId: string,
+  source: Source,
+  paths: readonly string[],
+  fetcher: typeof fetch = platformFetch,
+): Promise<{ read: number; remove: string[]; skipped: number }> {
+  const folder = text(source.options as StoredOptions, "path")?.replace(/^\.?\/+|\/+$/g, "");
+  const wanted = new Set(
+    paths.flatMap((path) => {
+      const relative = !folder ? path : path.startsWith(`${folder}/`) ? path.slice(folder.length + 1) : "";
+      return relative !== "" && PAGE_EXTENSION.test(relative) ? [relative] : [];
+    }),
+  );
+  if (wanted.size === 0) return { read: 0, remove: [], skipped: 0 };
+  const site = siteOfSource(source);
+  const read = await readArchivePages(await downloadArchive(source.url, { fetch: fetcher }), { path: folder, only: wanted });
+  const { documents, skipped } = await prepareSite(read.pages, site);
+  const kept = new Set(documents.map((doc) => doc.path));
+  const remove = [...wanted].filter((path) => !kept.has(path)).map((path) => documentNameForUri(pageUri(site.baseUri, path)));
+  await stagePages(db, runId, site.baseUri, documents);
+  return { read: read.pages.length, remove, skipped: skipped.length + read.skipped.length };
 }
