@@ -128,6 +128,44 @@ describe("a source's webhook", () => {
     expect(status).not.toContain("salt-one");
   });
 
+  it("a GitLab push with the source's token, and a signed push naming paths, each start a run reading only their pages", async () => {
+    repository.set("docs/p4.md", "# Page 4\n\nGitlabword on page 4.\n");
+    const gitlab = (token: string, event = "Push Hook") =>
+      app.fetch(
+        new Request("https://almanac.test/sources/handbook/hooks/gitlab", {
+          method: "POST",
+          headers: { "x-gitlab-token": token, "x-gitlab-event": event, "x-gitlab-event-uuid": crypto.randomUUID() },
+          body: JSON.stringify({ object_kind: "push", ref: "refs/heads/main", after: "beef01", total_commits_count: 1, commits: [{ added: [], modified: ["docs/p4.md"], removed: [] }] }),
+        }),
+        withKey,
+        createExecutionContext(),
+      );
+    let wrong: Response | undefined;
+    let tag: Response | undefined;
+    expect(await instancesOf(async () => {
+      wrong = await gitlab("not-the-secret");
+      tag = await gitlab(secret, "Tag Push Hook");
+      expect((await gitlab(secret)).status).toBe(202);
+    })).toBe(1);
+    expect(wrong?.status).toBe(401);
+    expect(await tag?.json()).toEqual({ source: "handbook", ignored: 'a GitLab "Tag Push Hook" event is not a push; nothing to do' });
+    expect(await getSource(env.DB, "handbook")).toMatchObject({ lastPush: { commit: "beef01" }, lastRunPages: { read: 1, written: 1 } });
+
+    repository.set("docs/p6.md", "# Page 6\n\nSignedword on page 6.\n");
+    expect(await instancesOf(async () => expect((await signedPush("handbook", secret, JSON.stringify({ commit: "abc", paths: ["docs/p6.md"] }))).status).toBe(202))).toBe(1);
+    expect(await getSource(env.DB, "handbook")).toMatchObject({ lastPush: { commit: "abc" }, lastRun: { updated: 1 }, lastRunPages: { read: 1, written: 1 } });
+    expect((await searchDocuments(env.DB, { query: "Signedword" })).results[0]?.parent).toBe("documents/docs.acme.test/handbook/p6");
+    // A signed push naming nothing asks for a whole run: every page read, none written.
+    expect(await instancesOf(async () => expect((await signedPush("handbook", secret, "{}")).status).toBe(202))).toBe(1);
+    expect(await getSource(env.DB, "handbook")).toMatchObject({ lastRun: { updated: 0, unchanged: PAGES }, lastRunPages: { read: PAGES, written: 0 } });
+  });
+
+  it("ignores a push to another branch than the archive's, starting nothing", async () => {
+    const response = await githubPush("handbook", secret, { ...push(["docs/p1.md"]), ref: "refs/heads/feature" });
+    expect(await response.json()).toEqual({ source: "handbook", ignored: "a push to branch feature; this source reads main" });
+    expect(await pending()).toBe(0);
+  });
+
   it("refuses a wrong signature, a replay, another source's secret, a stale or malformed signed push, and a body too large, changing nothing", async () => {
     const other = await deriveHookSecret(HOOK_KEY, "other", "salt-one");
     const refusals: [string, Response][] = [];
