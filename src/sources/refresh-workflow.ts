@@ -75,7 +75,9 @@ export class SourceRefresh extends WorkflowEntrypoint<Env, RefreshParams> {
           ),
         );
       } else if (source.kind === "site") {
-        const options = siteIngestOptions(source);
+        // A push naming URLs: those pages alone, conditionally; else the whole conditional re-crawl.
+        const urls = pushes?.changes.urls;
+        const options = { ...siteIngestOptions(source), ...(urls ? { only: urls } : {}) };
         let state: SiteRunState | undefined;
         for (let piece = 1; !state?.done; piece += 1) {
           const previous = state;

@@ -136,6 +136,12 @@ export interface CrawlOptions {
   /** Carry on from a previous call's `state`: no robots.txt or sitemap requests, only the queue. */
   resume?: CrawlState;
   /**
+   * Read exactly these pages (a push naming the URLs it changed): robots.txt
+   * is read, but no sitemap or start page, and no link is followed. Give it
+   * again with `resume`.
+   */
+  only?: readonly string[];
+  /**
    * Page requests this call may start, redirect hops included (at least 1).
    * When it is reached no new page is taken; pages in flight finish, so their
    * redirect hops may pass it by up to concurrency × maxRedirects. Absent: no limit.
@@ -274,7 +280,9 @@ export async function crawlSite(options: CrawlOptions): Promise<CrawlResult> {
   let spent = 0;
   const budget = options.requestBudget ?? Number.POSITIVE_INFINITY;
   try {
-    if (!resume) {
+    if (!resume && options.only) {
+      for (const url of options.only) enqueue(url, true);
+    } else if (!resume) {
       const listed = await readSitemaps(scope, robots, limits, request, readBody, result);
       if (listed.length > 0) {
         result.source = "sitemap";
@@ -302,7 +310,7 @@ export async function crawlSite(options: CrawlOptions): Promise<CrawlResult> {
       }
       const crawled = outcome.page as CrawledPage;
       result.pages.push(crawled);
-      if (result.source === "links") for (const link of crawled.links) enqueue(link, false);
+      if (result.source === "links" && !options.only) for (const link of crawled.links) enqueue(link, false);
       if (options.onProgress && result.pages.length % PROGRESS_EVERY === 0) {
         options.onProgress(`read ${result.pages.length} pages (${queue.size} queued, ${formatBytes(result.bytes)})`);
       }
