@@ -20,7 +20,7 @@ export function newHookSalt(): string {
 }
 
 /** HOOK_KEY shorter than this is refused: the secrets are only as strong as it. */
-export const MIN_HOOK_KEY_LENGTH = 32;
+const MIN_HOOK_KEY_LENGTH = 32;
 
 /** Why HOOK_KEY cannot derive secrets, or null when it can. */
 export function hookKeyProblem(key: string | undefined): string | null {

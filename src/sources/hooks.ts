@@ -25,10 +25,10 @@ export type HookProvider = (typeof HOOK_PROVIDERS)[number];
 export const MAX_HOOK_BODY_BYTES = 1024 * 1024;
 
 /** How far a signed request's timestamp may be from the server's clock: an older request is a replay (or too late to trust). */
-export const HOOK_CLOCK_SKEW_S = 300;
+const HOOK_CLOCK_SKEW_S = 300;
 
 /** Changed paths a push may name; more (or a truncated commit list) asks for a whole run instead. */
-export const MAX_PUSH_PATHS = 5000;
+const MAX_PUSH_PATHS = 5000;
 
 /** What a verified push asks for: the pages to re-read, or (neither list) a whole run. */
 export interface PushChanges {
@@ -49,7 +49,7 @@ export interface Push {
 }
 
 /** A verified request: a push to act on, or an event that changes nothing (and why). */
-export type HookRequest = { push: Push } | { ignored: string };
+type HookRequest = { push: Push } | { ignored: string };
 
 const unauthenticated = (message: string) => new AlmanacError("UNAUTHENTICATED", message);
 const malformed = (message: string) => new AlmanacError("INVALID_ARGUMENT", message);

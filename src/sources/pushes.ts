@@ -13,10 +13,10 @@ import type { RefreshParams } from "./refresh-workflow.ts";
 import { claimSource, finishRun } from "./sources.ts";
 
 /** How long a delivery is remembered: GitHub and GitLab sign no time, so their redeliveries are told apart by id for this long. */
-export const DELIVERY_KEPT_MS = 30 * 24 * 3600_000;
+const DELIVERY_KEPT_MS = 30 * 24 * 3600_000;
 
 /** What a run was asked to do by the pushes it took. */
-export interface TakenPushes {
+interface TakenPushes {
   /** How many pushes, the first one's arrival and the newest commit. */
   count: number;
   firstReceived: number;
@@ -26,7 +26,7 @@ export interface TakenPushes {
 }
 
 /** What accepting a push did: a run started now, or one is going and the push waits for it to end. */
-export type PushAccepted = { run: "started"; runId: string } | { run: "queued"; runningId: string };
+type PushAccepted = { run: "started"; runId: string } | { run: "queued"; runningId: string };
 
 /**
  * Records a verified push of source `name` and starts its run unless one is

@@ -199,7 +199,7 @@ export async function stagePages(
 export const SHRINK_SHARE = 0.5;
 
 /** The run read too little to prune by (SHRINK_SHARE); nothing was published. */
-export class ShrinkRefusedError extends Error {
+class ShrinkRefusedError extends Error {
   constructor(read: number, before: number) {
     super(
       `the run read ${read} pages where the source had ${before}, under ${SHRINK_SHARE * 100}%: taken as a broken origin, not as a source that lost ` +
