@@ -12,7 +12,7 @@ import { planRetrieval } from "../src/documents/search/retrieve.ts";
 import { fetchCandidates } from "../src/documents/search/candidates.ts";
 import { DEFAULT_RANKING } from "../src/documents/search/ranking-weights.ts";
 import { documentStatements } from "../src/documents/read/stored-documents.ts";
-import { startServer, type RunningServer } from "../test/e2e/harness.ts";
+import { startServer, type RunningServer } from "../test/e2e/support/harness.ts";
 import { connectLegacySession, connectStateless, parseServerTiming } from "./mcp-client.ts";
 import type { BenchQuery } from "./queries.ts";
 import { RawSqlite } from "./raw-sqlite.ts";

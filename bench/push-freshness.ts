@@ -9,8 +9,8 @@
 import { randomUUID } from "node:crypto";
 import { spawnSync } from "node:child_process";
 import { parseArgs } from "node:util";
-import { newStateDir, startServer } from "../test/e2e/harness.ts";
-import { githubHeaders, startGitOrigin } from "../test/e2e/git-origin.ts";
+import { newStateDir, startServer } from "../test/e2e/support/harness.ts";
+import { githubHeaders, startGitOrigin } from "../test/e2e/support/git-origin.ts";
 
 const { values } = parseArgs({ options: { pages: { type: "string", default: "500" }, rounds: { type: "string", default: "5" } } });
 const pages = Number(values.pages);

@@ -12,10 +12,10 @@ import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { listFiles, readFiles } from "../cli/files.ts";
 import { prepareSite, siteFor } from "../src/documents/ingest/prepare-pages.ts";
-import { readArchivePages } from "../src/documents/ingest/readers/archive.ts";
+import { readArchivePages } from "../src/readers/archive/archive.ts";
 import { PAGE_EXTENSION } from "../src/documents/names.ts";
-import { tarHeader } from "../test/readers/tar-writer.ts";
-import { writeTarGz } from "../test/e2e/readers.ts";
+import { tarHeader } from "../test/support/tar-writer.ts";
+import { writeTarGz } from "../test/e2e/support/readers.ts";
 
 const { positionals, values } = parseArgs({ allowPositionals: true, options: { "base-uri": { type: "string", default: "https://dart.dev" } } });
 const folder = positionals[0] ?? "../shared/corpora/dart.dev";

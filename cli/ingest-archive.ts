@@ -3,7 +3,7 @@
 import { openAsBlob } from "node:fs";
 import { stat } from "node:fs/promises";
 import type { Site } from "../src/documents/ingest/prepare-pages.ts";
-import { type ArchivePages, DEFAULT_ARCHIVE_LIMITS, downloadArchive, readArchivePages } from "../src/documents/ingest/readers/archive.ts";
+import { type ArchivePages, DEFAULT_ARCHIVE_LIMITS, downloadArchive, readArchivePages } from "../src/readers/archive/archive.ts";
 import { type Connect, type DocsIngestResult, ingestPages } from "./ingest-docs.ts";
 
 /** What an archive ingestion read, and what it did with the pages. */

@@ -4,6 +4,7 @@ import type { LibraryEntry } from "../src/library/entry.ts";
 import { DEFAULT_LIBRARY, syncLibrary, syncLibraryWithIds, type LibraryBindings, type LibrarySyncReport } from "../src/library/store.ts";
 import { listFiles, readFiles } from "./files.ts";
 import { describeSync } from "./report.ts";
+import { UsageError } from "./run-cli.ts";
 
 /** What a library ingestion did, what it refused and which related ids point nowhere. */
 export interface LibraryIngestResult extends LibrarySyncReport {
@@ -60,8 +61,8 @@ export const USER_LIBRARY = "user";
 
 /** A user library name: a short slug, and never the default library's (only `npm start` writes that). */
 export function checkLibraryName(name: string): string {
-  if (!/^[a-z0-9][a-z0-9_-]{0,63}$/.test(name)) throw new Error(`--library "${name}" must be a short lower-case name (letters, digits, "_" and "-")`);
-  if (name === DEFAULT_LIBRARY) throw new Error(`--library "${DEFAULT_LIBRARY}" is reserved for the default library that npm start loads`);
+  if (!/^[a-z0-9][a-z0-9_-]{0,63}$/.test(name)) throw new UsageError(`--library "${name}" must be a short lower-case name (letters, digits, "_" and "-")`);
+  if (name === DEFAULT_LIBRARY) throw new UsageError(`--library "${DEFAULT_LIBRARY}" is reserved for the default library that npm start loads`);
   return name;
 }
 

@@ -2,7 +2,7 @@
 // own llms.txt reader and ingested as a folder of pages is.
 import { siteFor } from "../src/documents/ingest/prepare-pages.ts";
 import type { SiteVersion } from "../src/documents/versions.ts";
-import { type LlmsPages, readLlmsPages } from "../src/documents/ingest/readers/llms-txt.ts";
+import { type LlmsPages, readLlmsPages } from "../src/readers/llms-txt.ts";
 import { type Connect, type DocsIngestResult, ingestPages, refuseDefaultCorpusBase } from "./ingest-docs.ts";
 
 /** What an llms.txt ingestion fetched, and what it did with the pages. */

@@ -1,11 +1,11 @@
 // npm run ingest -- site <URL> [--base-uri <public URL>] [--include <glob>]… [--exclude <glob>]… [--max-pages <n>] …
 import { parseArgs } from "node:util";
-import { READER_USER_AGENT } from "../src/documents/ingest/readers/fetch.ts";
-import { DEFAULT_CRAWL_LIMITS, formatBytes, type CrawlLimits } from "../src/documents/ingest/readers/site/crawl.ts";
-import { ingestSite, type SiteIngestResult } from "../src/documents/ingest/readers/site/ingest.ts";
+import { formatBytes, READER_USER_AGENT } from "../src/readers/http.ts";
+import { DEFAULT_CRAWL_LIMITS, type CrawlLimits } from "../src/readers/site/crawl.ts";
+import { ingestSite, type SiteIngestResult } from "../src/documents/ingest/site-run.ts";
 import { siteFor } from "../src/documents/ingest/prepare-pages.ts";
 import { VERSION_OPTIONS, versionOption } from "./version-option.ts";
-import { scopeOf } from "../src/documents/ingest/readers/site/scope.ts";
+import { scopeOf } from "../src/readers/site/scope.ts";
 import { describeEmbedding, describeWriteProgress, refuseDefaultCorpusBase } from "./ingest-docs.ts";
 import { embedAllStoredPages, type EmbeddingReport } from "../src/documents/ingest/embed-chunks.ts";
 import type { SemanticSearch } from "../src/embeddings/semantic-search.ts";
@@ -14,6 +14,7 @@ import { withEnv } from "./env.ts";
 import { DEFAULT_STATE_DIR } from "./local-env.ts";
 import { progressPrinter } from "./progress.ts";
 import { describeSync } from "./report.ts";
+import { UsageError } from "./run-cli.ts";
 
 export const SITE_USAGE = `usage:
   npm run ingest -- site <URL> [--base-uri <https://public/prefix>] [--data-source <host>] [--version <label> [--current]]
@@ -59,7 +60,7 @@ export async function ingestSiteCommand(argv: string[]): Promise<void> {
   });
   if (values.help) return console.log(SITE_USAGE);
   const [start, ...extra] = positionals;
-  if (!start || extra.length > 0) throw new Error("give exactly one URL to crawl, e.g. npm run ingest -- site https://docs.example.com/");
+  if (!start || extra.length > 0) throw new UsageError("give exactly one URL to crawl, e.g. npm run ingest -- site https://docs.example.com/");
   const scope = scopeOf(start);
   const version = versionOption(values);
   refuseDefaultCorpusBase(siteFor(values["base-uri"] ?? `${scope.origin}${scope.prefix}`, values["data-source"]));
@@ -99,7 +100,7 @@ export async function ingestSiteCommand(argv: string[]): Promise<void> {
 
 function positiveNumber(flag: string, value: string): number {
   const number = Number(value);
-  if (!Number.isFinite(number) || number <= 0) throw new Error(`${flag} must be a positive number, not "${value}"`);
+  if (!Number.isFinite(number) || number <= 0) throw new UsageError(`${flag} must be a positive number, not "${value}"`);
   return number;
 }
 
@@ -110,7 +111,25 @@ export function describeSitePages(result: SiteIngestResult): string[] {
   const named = [...result.skipped.filter((skip) => !skip.reason.startsWith("not read:")), ...unread.slice(0, UNREAD_NAMED)];
   const lines = named.map((skip) => `  ${skip.url}: skipped, ${skip.reason}`);
   if (unread.length > UNREAD_NAMED) lines.push(`  … and ${unread.length - UNREAD_NAMED} more URLs not read: the crawl stopped at ${result.stoppedBy}`);
-  return [...lines, ...result.notes.map((note) => `  ${note.url}: ${note.note}`)];
+  return [...lines, ...result.notes.map((note) => `  ${note.url}: ${note.note}`), ...describeContentRules(result)];
+}
+
+/** A share of pages read by their whole body past which the report warns: the article may still carry chrome. */
+const WHOLE_BODY_WARNING_SHARE = 0.2;
+
+/** Which rule found each share of the pages' articles, and a warning when many had none but the body. */
+export function describeContentRules(result: Pick<SiteIngestResult, "contentRules" | "templateStripped">): string[] {
+  const rules = Object.entries(result.contentRules).filter(([, count]) => (count ?? 0) > 0) as [string, number][];
+  const pages = rules.reduce((sum, [, count]) => sum + count, 0);
+  if (pages === 0) return [];
+  const lines = [`  article found by: ${rules.map(([rule, count]) => `${rule} ${count}`).join(", ")}; navigation the site repeats dropped from ${result.templateStripped} pages`];
+  const body = result.contentRules.body ?? 0;
+  if (body / pages >= WHOLE_BODY_WARNING_SHARE) {
+    lines.push(
+      `  warning: ${body} of ${pages} pages have no main, [role=main] or article element, so their whole body was read (less what most pages repeat); if their text still carries menus, give --content-selector`,
+    );
+  }
+  return lines;
 }
 
 /** URLs left unread by a cap that the report names one by one. */

@@ -16,7 +16,7 @@ import { withEnv } from "./env.ts";
 import { cliSemanticSearch, embeddingsVars } from "./embeddings-vars.ts";
 import { DEFAULT_STATE_DIR } from "./local-env.ts";
 import { progressPrinter } from "./progress.ts";
-import { runCli } from "./run-cli.ts";
+import { runCli, UsageError } from "./run-cli.ts";
 import { ingestSiteCommand } from "./ingest-site.ts";
 
 const USAGE = `usage:
@@ -83,15 +83,15 @@ async function main(argv: string[]): Promise<void> {
   // Parsed once for every kind that writes pages; the library has no versions.
   const version = versionOption(values);
   if (kind === "library") {
-    if (version) throw new Error("--version and --current are for documentation (docs, archive, llms, site); library entries have no versions");
+    if (version) throw new UsageError("--version and --current are for documentation (docs, archive, llms, site); library entries have no versions");
     return ingestLibrary(dir, extra, values);
   }
   if (kind === "remove-version") return removeVersionCommand(dir, extra, values);
   if (kind === "archive") return ingestArchiveCommand(dir, extra, values, version);
   if (kind === "llms") return ingestLlmsCommand(dir, extra, values, version);
   if (kind !== "docs") throw new Error(kind ? `unknown kind "${kind}"; expected "docs", "archive", "llms", "site", "library" or "remove-version"` : "say what to ingest: docs, archive, llms, site or library");
-  if (!dir || extra.length > 0) throw new Error("give exactly one folder to ingest");
-  if (!values["base-uri"]) throw new Error("--base-uri is required, e.g. --base-uri https://docs.example.com");
+  if (!dir || extra.length > 0) throw new UsageError("give exactly one folder to ingest");
+  if (!values["base-uri"]) throw new UsageError("--base-uri is required, e.g. --base-uri https://docs.example.com");
   const site = siteFor(values["base-uri"], values["data-source"], version);
   refuseDefaultCorpusBase(site);
   const progress = progressPrinter("ingest");
@@ -105,7 +105,7 @@ async function main(argv: string[]): Promise<void> {
 }
 
 async function removeVersionCommand(label: string | undefined, extra: string[], values: { "data-source"?: string; remote: boolean; "persist-to": string }): Promise<void> {
-  if (!label || extra.length > 0) throw new Error('give exactly one version label to remove, e.g. npm run ingest -- remove-version v1 --data-source docs.example.com');
+  if (!label || extra.length > 0) throw new UsageError('give exactly one version label to remove, e.g. npm run ingest -- remove-version v1 --data-source docs.example.com');
   const removed = await withEnv({ remote: values.remote, persistTo: values["persist-to"] }, (env) => removeVersion(env.DB, label.trim(), values["data-source"]));
   console.log(describeVersionRemoval(removed));
 }
@@ -115,7 +115,7 @@ async function ingestLibrary(
   extra: string[],
   values: { library?: string; prune: boolean; remote: boolean; "persist-to": string },
 ): Promise<void> {
-  if (!dir || extra.length > 0) throw new Error("give exactly one folder to ingest");
+  if (!dir || extra.length > 0) throw new UsageError("give exactly one folder to ingest");
   const library = checkLibraryName(values.library ?? USER_LIBRARY);
   // With --remote, the very code path of a local run, against the deployed D1 database and KV namespace.
   const result = await withEnv({ remote: values.remote, persistTo: values["persist-to"] }, (env) =>
@@ -137,8 +137,8 @@ interface ReaderValues {
 }
 
 async function ingestArchiveCommand(source: string | undefined, extra: string[], values: ReaderValues, version: SiteVersion | undefined): Promise<void> {
-  if (!source || extra.length > 0) throw new Error("give exactly one archive: a URL or a file of a .tar.gz");
-  if (!values["base-uri"]) throw new Error("--base-uri is required: where the archive's pages are published, e.g. --base-uri https://docs.example.com");
+  if (!source || extra.length > 0) throw new UsageError("give exactly one archive: a URL or a file of a .tar.gz");
+  if (!values["base-uri"]) throw new UsageError("--base-uri is required: where the archive's pages are published, e.g. --base-uri https://docs.example.com");
   const site = siteFor(values["base-uri"], values["data-source"], version);
   refuseDefaultCorpusBase(site);
   const progress = progressPrinter("ingest");
@@ -149,7 +149,7 @@ async function ingestArchiveCommand(source: string | undefined, extra: string[],
 }
 
 async function ingestLlmsCommand(url: string | undefined, extra: string[], values: ReaderValues, version: SiteVersion | undefined): Promise<void> {
-  if (!url || extra.length > 0) throw new Error("give exactly one URL: an llms.txt or an llms-full.txt");
+  if (!url || extra.length > 0) throw new UsageError("give exactly one URL: an llms.txt or an llms-full.txt");
   const progress = progressPrinter("ingest");
   const connect = connectWithEmbeddings(values);
   const result = await ingestLlms(url, { ...values, version }, connect, progress.update).finally(progress.done);

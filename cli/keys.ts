@@ -5,7 +5,7 @@ import { createApiKey, listApiKeys, revokeApiKey } from "../src/auth/key-store.t
 import { parseWholeNumber, tierLimits } from "../src/quota/limits.ts";
 import { withEnv } from "./env.ts";
 import { DEFAULT_STATE_DIR } from "./local-env.ts";
-import { runCli } from "./run-cli.ts";
+import { runCli, UsageError } from "./run-cli.ts";
 
 const USAGE = `usage:
   npm run keys -- create --label NAME [--tier ${KEY_TIERS.join("|")}] [--answer-per-minute N] [--answer-per-day N] [--remote]
@@ -35,8 +35,8 @@ async function main(argv: string[]): Promise<void> {
   const run = <T>(work: (env: Env) => Promise<T>): Promise<T> => withEnv({ remote: values.remote, persistTo: values["persist-to"] }, work);
 
   if (command === "create") {
-    if (rest.length > 0) throw new Error(`create takes no positional arguments (got ${rest.join(" ")})`);
-    if (values.label === undefined) throw new Error("--label is required, e.g. --label ci-bot");
+    if (rest.length > 0) throw new UsageError(`create takes no positional arguments (got ${rest.join(" ")})`);
+    if (values.label === undefined) throw new UsageError("--label is required, e.g. --label ci-bot");
     const options = {
       label: values.label,
       tier: values.tier,
@@ -54,7 +54,7 @@ async function main(argv: string[]): Promise<void> {
   }
 
   if (command === "list") {
-    if (rest.length > 0) throw new Error(`list takes no positional arguments (got ${rest.join(" ")})`);
+    if (rest.length > 0) throw new UsageError(`list takes no positional arguments (got ${rest.join(" ")})`);
     const lines = await run(async (env) => (await listApiKeys(env.DB)).map((record) => describeKey(env, record)));
     console.log(lines.length > 0 ? lines.join("\n") : "No API keys yet; create one with: npm run keys -- create --label NAME");
     return;
@@ -62,7 +62,7 @@ async function main(argv: string[]): Promise<void> {
 
   if (command === "revoke") {
     const [keyOrId, ...extra] = rest;
-    if (!keyOrId || extra.length > 0) throw new Error("give exactly one key or key id to revoke");
+    if (!keyOrId || extra.length > 0) throw new UsageError("give exactly one key or key id to revoke");
     const revoked = await run((env) => revokeApiKey(env.DB, keyOrId.trim()));
     if (!revoked) throw new Error(`no API key matches "${keyOrId}"; npm run keys -- list shows the ids`);
     console.log(`Revoked ${revoked.id} ("${revoked.label}") at ${revoked.revokedAt}; requests with it now get 401.`);
@@ -76,7 +76,7 @@ async function main(argv: string[]): Promise<void> {
 function limitOption(name: string, value: string | undefined): number | null {
   if (value === undefined) return null;
   const limit = parseWholeNumber(value);
-  if (limit === null) throw new Error(`--${name} must be a whole number ≥ 0, not "${value}"`);
+  if (limit === null) throw new UsageError(`--${name} must be a whole number ≥ 0, not "${value}"`);
   return limit;
 }
 

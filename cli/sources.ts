@@ -3,7 +3,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { deriveHookSecret, hookKeyProblem, newHookSalt, setHookSalt } from "../src/sources/hook-secrets.ts";
 import { HOOK_PROVIDERS } from "../src/sources/hooks.ts";
-import { ingestSite } from "../src/documents/ingest/readers/site/ingest.ts";
+import { ingestSite } from "../src/documents/ingest/site-run.ts";
 import { ingestLlms } from "./ingest-llms.ts";
 import { ingestArchive } from "./ingest-archive.ts";
 import { addSource, listSources, parseInterval, removeSource, SOURCE_KINDS, type Source, type SourceKind, type SourceOptions } from "../src/sources/sources.ts";
@@ -17,7 +17,7 @@ import { type Connect, describeEmbedding } from "./ingest-docs.ts";
 import { cliSemanticSearch, embeddingsVars } from "./embeddings-vars.ts";
 import type { SemanticSearch } from "../src/embeddings/semantic-search.ts";
 import { describeSync } from "./report.ts";
-import { runCli } from "./run-cli.ts";
+import { runCli, UsageError } from "./run-cli.ts";
 
 const USAGE = `usage:
   npm run sources -- add <site|archive|llms> <URL> --name <name> [--every <30m|1h|1d>] [--version <label> [--current]] [ingest options]
@@ -71,9 +71,9 @@ async function main(argv: string[]): Promise<void> {
   switch (command) {
     case "add": {
       const [kind, url, ...extra] = rest;
-      if (!kind || !SOURCE_KINDS.includes(kind as SourceKind)) throw new Error(`give the kind first: one of ${SOURCE_KINDS.join(", ")}`);
-      if (!url || extra.length > 0) throw new Error("give exactly one URL after the kind");
-      if (!values.name) throw new Error("give the source a --name");
+      if (!kind || !SOURCE_KINDS.includes(kind as SourceKind)) throw new UsageError(`give the kind first: one of ${SOURCE_KINDS.join(", ")}`);
+      if (!url || extra.length > 0) throw new UsageError("give exactly one URL after the kind");
+      if (!values.name) throw new UsageError("give the source a --name");
       if (!/^https?:\/\//i.test(url)) throw new Error(`a source is read over http(s): give its URL, not "${url}"`);
       new URL(url);
       const version = versionOption(values);
@@ -93,13 +93,13 @@ async function main(argv: string[]): Promise<void> {
     }
     case "remove": {
       const [name] = rest;
-      if (!name) throw new Error("give the name of the source to remove");
+      if (!name) throw new UsageError("give the name of the source to remove");
       if (!(await withEnv(env, (e) => removeSource(e.DB, name)))) throw new Error(`no source named "${name}"`);
       return console.log(`removed ${name} (its pages stay in the corpus until removed with npm run ingest -- … --prune or by hand)`);
     }
     case "refresh": {
       const [name] = rest;
-      if (!name) throw new Error("give the name of the source to refresh");
+      if (!name) throw new UsageError("give the name of the source to refresh");
       const runId = `cli-${name}-${Date.now()}`;
       const source = await withEnv(env, (e) => {
         // Refused before the run is claimed when misconfigured (embeddings-vars.ts).
@@ -120,7 +120,7 @@ async function main(argv: string[]): Promise<void> {
       return console.log(JSON.stringify({ name, secret: await deriveHookSecret(key, name, salt), hooks }));
     }
     default:
-      throw new Error(`unknown command "${command}"`);
+      throw new UsageError(`unknown command "${command}"`);
   }
 }
 

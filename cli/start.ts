@@ -22,7 +22,7 @@ async function main(argv: string[]): Promise<void> {
   applyLocalMigrations(stateDir);
   const site = siteFor(DEFAULT_CORPUS.baseUri);
   const library = await updateLibrarySnapshot();
-  if (library.written) console.log("src/library/default-library.snapshot.ts regenerated from corpus/library");
+  if (library.written) console.log("src/generated/default-library.ts regenerated from corpus/library");
   // The Worker must see the embeddings settings the ingestion used: those from the environment are passed on as --var
   // (except the key, a secret that would show in the process list: wrangler dev reads it from .dev.vars).
   const given = varArguments(passThrough);

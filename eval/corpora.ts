@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import { join, relative, resolve } from "node:path";
 import { DEFAULT_CORPUS } from "../src/documents/default-corpus.ts";
 import { siteFor } from "../src/documents/ingest/prepare-pages.ts";
-import { ingestSite } from "../src/documents/ingest/readers/site/ingest.ts";
+import { ingestSite } from "../src/documents/ingest/site-run.ts";
 import { ingestArchive } from "../cli/ingest-archive.ts";
 import { ingestDocsFolder, type Connect } from "../cli/ingest-docs.ts";
 import { ingestLlms } from "../cli/ingest-llms.ts";

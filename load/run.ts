@@ -17,7 +17,7 @@ import { runCli } from "../cli/run-cli.ts";
 import { createApiKey } from "../src/auth/key-store.ts";
 import { startServerRetrying } from "../bench/measure.ts";
 import { replaceMarkedSection } from "../bench/report.ts";
-import type { RunningServer } from "../test/e2e/harness.ts";
+import type { RunningServer } from "../test/e2e/support/harness.ts";
 import { type Caller, type Corpus, closeSession, nextRequest, openSession, readCorpus, warmUp } from "./doors.ts";
 import { type OperationCost, measureCosts } from "./cost.ts";
 import { type LevelResult, runLevel } from "./level.ts";

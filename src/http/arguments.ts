@@ -1,4 +1,4 @@
-import { z } from "zod";
+import type { z } from "zod";
 import { AlmanacError } from "../errors.ts";
 import { quoted } from "../text/quote.ts";
 

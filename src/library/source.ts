@@ -1,4 +1,4 @@
-import { DEFAULT_LIBRARY_SNAPSHOT } from "./default-library.snapshot.ts";
+import { DEFAULT_LIBRARY_SNAPSHOT } from "../generated/default-library.ts";
 import type { LibraryEntry } from "./entry.ts";
 
 /**

@@ -3,12 +3,12 @@
 // shared by the refresh Workflow and `npm run sources -- refresh`.
 import { prepareSite, siteFor, type Site } from "../documents/ingest/prepare-pages.ts";
 import { stagePages } from "../documents/ingest/generations.ts";
-import { downloadArchive, readArchivePages } from "../documents/ingest/readers/archive.ts";
+import { downloadArchive, readArchivePages } from "../readers/archive/archive.ts";
 import { documentNameForUri, PAGE_EXTENSION, pageUri } from "../documents/names.ts";
-import { READER_USER_AGENT } from "../documents/ingest/readers/fetch.ts";
-import { readLlmsPages } from "../documents/ingest/readers/llms-txt.ts";
-import type { CrawlLimits } from "../documents/ingest/readers/site/crawl.ts";
-import { siteOfRun, type SiteIngestOptions } from "../documents/ingest/readers/site/ingest.ts";
+import { READER_USER_AGENT } from "../readers/http.ts";
+import { readLlmsPages } from "../readers/llms-txt.ts";
+import type { CrawlLimits } from "../readers/site/crawl.ts";
+import { siteOfRun, type SiteIngestOptions } from "../documents/ingest/site-run.ts";
 import type { SiteVersion } from "../documents/versions.ts";
 import type { Source } from "./sources.ts";
 

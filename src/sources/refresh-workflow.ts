@@ -30,7 +30,7 @@
  */
 import { WorkflowEntrypoint, type WorkflowEvent, type WorkflowStep, type WorkflowStepConfig } from "cloudflare:workers";
 import { AbandonedRunError, abandonGeneration, beginGeneration, publishGeneration, publishedCounts } from "../documents/ingest/generations.ts";
-import { beginSiteRun, crawlSitePiece, publishSiteRun, refuseFailingSite, type SiteRunState } from "../documents/ingest/readers/site/ingest.ts";
+import { beginSiteRun, crawlSitePiece, publishSiteRun, refuseFailingSite, type SiteRunState } from "../documents/ingest/site-run.ts";
 import { embedStoredPages, type EmbeddingPiece } from "../documents/ingest/embed-chunks.ts";
 import { semanticSearchFor } from "../embeddings/semantic-search.ts";
 import { baseUriOfSource, MIRROR, siteIngestOptions, siteOfSource, stageChangedArchivePages, stageWholeSource } from "./read-source.ts";

@@ -6,7 +6,7 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import { ReadConsistency, readOnce } from "../../src/d1/sessions.ts";
 import { countDocuments } from "../../src/documents/read/stored-documents.ts";
 import { searchDocumentsTool } from "../../src/tools/search-documents.ts";
-import { loadCorpus } from "../documents/corpus.ts";
+import { loadCorpus } from "../support/corpus.ts";
 
 afterEach(() => vi.restoreAllMocks());
 

@@ -3,7 +3,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { NO_GROUNDED_ANSWER, answerQuery } from "../../src/documents/answer/answer-query.ts";
 import { getDocuments } from "../../src/documents/read/get-documents.ts";
 import { AlmanacError } from "../../src/errors.ts";
-import { corpusName, loadCorpus } from "./corpus.ts";
+import { corpusName, loadCorpus } from "../support/corpus.ts";
 
 let corpusText = new Map<string, string>();
 

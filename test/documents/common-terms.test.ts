@@ -7,7 +7,7 @@ import { COMMON_TERM_MIN_CHUNKS } from "../../src/documents/search/common-terms.
 import { prepareSite, siteFor } from "../../src/documents/ingest/prepare-pages.ts";
 import { searchDocuments } from "../../src/documents/search/search-documents.ts";
 import { syncDocuments } from "../../src/documents/ingest/write-corpus.ts";
-import { chosenExpression } from "./chosen-match.ts";
+import { chosenExpression } from "../support/chosen-match.ts";
 
 const site = siteFor("https://herd.example.com");
 const SECTIONS = COMMON_TERM_MIN_CHUNKS + 20;

@@ -7,7 +7,7 @@ import { MATCH_POSTINGS_BUDGET, chosenMatch, plainMatch } from "../../src/docume
 import { prepareSite, siteFor } from "../../src/documents/ingest/prepare-pages.ts";
 import { matchTerms } from "../../src/documents/search/query-text.ts";
 import { syncDocuments } from "../../src/documents/ingest/write-corpus.ts";
-import { chosenExpression } from "./chosen-match.ts";
+import { chosenExpression } from "../support/chosen-match.ts";
 
 // Ten sections (chunks): "common" in all ten, "middle" in four, "other" in two, "rare" in one.
 const sections = Array.from({ length: 10 }, (_, i) =>

@@ -6,8 +6,8 @@ import { readDocuments, type DocumentPart } from "../../src/documents/read/read-
 import { searchDocuments } from "../../src/documents/search/search-documents.ts";
 import { prepareSite, siteFor, type PreparedDocument } from "../../src/documents/ingest/prepare-pages.ts";
 import { syncDocuments } from "../../src/documents/ingest/write-corpus.ts";
-import { corpusName, loadCorpus } from "./corpus.ts";
-import { LONG_PAGE, loadLongPage } from "./long-pages.ts";
+import { corpusName, loadCorpus } from "../support/corpus.ts";
+import { LONG_PAGE, loadLongPage } from "../support/long-pages.ts";
 
 let long: PreparedDocument;
 

@@ -3,7 +3,7 @@ import { env } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
 import { answerQuery } from "../../src/documents/answer/answer-query.ts";
 import { searchDocuments } from "../../src/documents/search/search-documents.ts";
-import { corpusName, loadCorpus } from "./corpus.ts";
+import { corpusName, loadCorpus } from "../support/corpus.ts";
 
 beforeAll(async () => {
   await loadCorpus();

@@ -8,7 +8,7 @@ import { DEFAULT_RANKING } from "../../src/documents/search/ranking-weights.ts";
 import { searchDocuments } from "../../src/documents/search/search-documents.ts";
 import { syncDocuments } from "../../src/documents/ingest/write-corpus.ts";
 import { AlmanacError } from "../../src/errors.ts";
-import { corpusName, loadCorpus } from "./corpus.ts";
+import { corpusName, loadCorpus } from "../support/corpus.ts";
 
 beforeAll(async () => {
   await loadCorpus();

@@ -10,7 +10,7 @@ import { RANKED_CANDIDATES, fetchCandidates } from "../../src/documents/search/c
 import { DEFAULT_RANKING } from "../../src/documents/search/ranking-weights.ts";
 import { syncDocuments } from "../../src/documents/ingest/write-corpus.ts";
 import { d1Statements } from "../../src/d1/statements.ts";
-import { loadCorpus } from "./corpus.ts";
+import { loadCorpus } from "../support/corpus.ts";
 
 const userSite = siteFor("https://many.example.com");
 const USER_CHUNKS = RANKED_CANDIDATES + 40;

@@ -6,9 +6,9 @@ import { readdirSync } from "node:fs";
 import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { startEmbeddingsServer, type EmbeddingsServer } from "./embeddings-server.ts";
-import { freePort, newStateDir, startServer, type RunningServer } from "./harness.ts";
-import { ingest, serve } from "./readers.ts";
+import { startEmbeddingsServer, type EmbeddingsServer } from "./support/embeddings-server.ts";
+import { freePort, newStateDir, startServer, type RunningServer } from "./support/harness.ts";
+import { ingest, serve } from "./support/readers.ts";
 
 let embeddings: EmbeddingsServer;
 

@@ -6,9 +6,9 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { tarHeader } from "../readers/tar-writer.ts";
-import { newStateDir } from "./harness.ts";
-import { corpusPages, ingest, repositoryEntries, serve, tarBlocks, writeTarGz } from "./readers.ts";
+import { tarHeader } from "../support/tar-writer.ts";
+import { newStateDir } from "./support/harness.ts";
+import { corpusPages, ingest, repositoryEntries, serve, tarBlocks, writeTarGz } from "./support/readers.ts";
 
 const BASE = "https://example.com/handbook";
 const dir = mkdtempSync(join(tmpdir(), "almanac-archive-"));

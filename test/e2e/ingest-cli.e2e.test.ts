@@ -7,7 +7,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { afterAll, describe, expect, it } from "vitest";
 import { cleanSiteMarkup } from "../../src/markdown/site-markup.ts";
-import { newStateDir, startServer, type RunningServer } from "./harness.ts";
+import { newStateDir, startServer, type RunningServer } from "./support/harness.ts";
 
 function ingest(args: string[]) {
   const run = spawnSync(process.execPath, ["cli/ingest.ts", ...args], { encoding: "utf8", timeout: 120_000 });
@@ -89,12 +89,15 @@ describe("ingesting a folder, then npm start", () => {
     const run = ingest(["docs", dir, "--base-uri", baseUri, "--persist-to", stateDir]);
     expect(run.status).toBe(1);
     expect(run.output).toContain("is reserved for Almanac's own documentation");
+    // A refusal of the input says why and what to do; the usage text is for a command given wrongly.
+    expect(run.output).not.toContain("usage:");
   });
 
   it("refuses a missing --base-uri with a usage message", () => {
     const run = ingest(["docs", "corpus/docs", "--persist-to", stateDir]);
     expect(run.status).toBe(1);
     expect(run.output).toContain("--base-uri is required");
+    expect(run.output).toContain("usage:");
   });
 
   it("serves the user's pages beside the default corpus, and a restart keeps both", async () => {

@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startServer, type RunningServer } from "./harness.ts";
+import { startServer, type RunningServer } from "./support/harness.ts";
 
 // A server of its own: the site this test leaves behind would make Almanac's own pages step aside
 // for every later file on the shared server (they take part only while no other site is loaded).

@@ -5,9 +5,9 @@
 import { rmSync } from "node:fs";
 import { request } from "node:http";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { parseLlmsTxt } from "../../src/documents/ingest/readers/llms-txt.ts";
-import { newStateDir } from "./harness.ts";
-import { corpusPages, ingest, serve } from "./readers.ts";
+import { parseLlmsTxt } from "../../src/readers/llms-txt.ts";
+import { newStateDir } from "./support/harness.ts";
+import { corpusPages, ingest, serve } from "./support/readers.ts";
 
 const BASE = "https://example.net";
 const stateDir = newStateDir();

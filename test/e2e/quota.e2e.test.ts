@@ -6,8 +6,8 @@ import { rmSync } from "node:fs";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport, StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { awayFromMinuteEnd } from "../quota/clock.ts";
-import { newStateDir, startServer, type RunningServer } from "./harness.ts";
+import { awayFromMinuteEnd } from "../support/clock.ts";
+import { newStateDir, startServer, type RunningServer } from "./support/harness.ts";
 
 /** `npm run keys -- …` against the server's state folder; returns the last line of its output. */
 function keys(args: string[]): { status: number | null; output: string; lastLine: string } {

@@ -3,7 +3,7 @@
 import { spawnSync } from "node:child_process";
 import { google, type developerknowledge_v1 } from "googleapis";
 import { beforeAll, describe, expect, inject, it } from "vitest";
-import { awayFromMinuteEnd } from "../quota/clock.ts";
+import { awayFromMinuteEnd } from "../support/clock.ts";
 
 const serverUrl = inject("serverUrl");
 const stateDir = inject("stateDir");

@@ -1,15 +1,16 @@
 // `npm run ingest -- site` against a hostile site served by the test: endless generated links,
 // a redirect to another host, a 10 MB page, a page that never finishes, a wrong canonical link.
 // The run must finish, stay within its caps, report each case, and write only whole pages.
+import type { ServerResponse } from "node:http";
 import { rmSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { newStateDir, startServer, type RunningServer } from "./harness.ts";
-import { ingestAsync, serveSite, type StaticSite } from "./static-site.ts";
+import { newStateDir, startServer, type RunningServer } from "./support/harness.ts";
+import { ingestAsync, serveSite, type StaticSite } from "./support/static-site.ts";
 
 const page = (title: string, body: string, head = "") =>
   `<!doctype html><html><head><title>${title}</title>${head}</head><body><nav><a href="/docs/">Home</a></nav><main><h1>${title}</h1>${body}</main></body></html>`;
 
-function html(response: import("node:http").ServerResponse, body: string): void {
+function html(response: ServerResponse, body: string): void {
   response.writeHead(200, { "content-type": "text/html; charset=utf-8" });
   response.end(body);
 }
@@ -19,7 +20,7 @@ describe("crawling a hostile site", () => {
   let site: StaticSite;
   let server: RunningServer | undefined;
   let run: Awaited<ReturnType<typeof ingestAsync>>;
-  const hanging: import("node:http").ServerResponse[] = [];
+  const hanging: ServerResponse[] = [];
 
   beforeAll(async () => {
     site = await serveSite(null, {

@@ -3,8 +3,8 @@
 // test starts, ingested under its public URL, then searched through `npm start`.
 import { existsSync, realpathSync, rmSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { newStateDir, startServer, type RunningServer } from "./harness.ts";
-import { ingestAsync, serveSite, type StaticSite } from "./static-site.ts";
+import { newStateDir, startServer, type RunningServer } from "./support/harness.ts";
+import { ingestAsync, serveSite, type StaticSite } from "./support/static-site.ts";
 
 /** Where Debian's python3-doc puts the HTML (a symlink to the versioned folder). */
 const PYTHON_DOCS = ["/usr/share/doc/python3/html", "/usr/share/doc/python3-doc/html"].find((dir) => existsSync(`${dir}/howto/sorting.html`));

@@ -9,8 +9,8 @@ import { randomUUID } from "node:crypto";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { newStateDir, startServer, type RunningServer } from "./harness.ts";
-import { githubHeaders, pageText, startGitOrigin, type GitOrigin } from "./git-origin.ts";
+import { newStateDir, startServer, type RunningServer } from "./support/harness.ts";
+import { githubHeaders, pageText, startGitOrigin, type GitOrigin } from "./support/git-origin.ts";
 
 const HOOK_KEY = `e2e-${randomUUID()}-${randomUUID()}`;
 const BASE = "https://handbook.acme.test/docs";

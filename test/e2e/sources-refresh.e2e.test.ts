@@ -9,8 +9,8 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { newStateDir, startServer, type RunningServer } from "./harness.ts";
-import { serve } from "./readers.ts";
+import { newStateDir, startServer, type RunningServer } from "./support/harness.ts";
+import { serve } from "./support/readers.ts";
 
 /** The site the test serves, changed as the test goes. */
 const site = { word: "alpha", pages: 12, failFrom: Number.POSITIVE_INFINITY, delayMs: 0, changed: new Map<number, string>() };

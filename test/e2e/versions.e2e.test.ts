@@ -8,7 +8,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { google } from "googleapis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { newStateDir, startServer, type RunningServer } from "./harness.ts";
+import { newStateDir, startServer, type RunningServer } from "./support/harness.ts";
 
 const stateDir = newStateDir();
 let server: RunningServer;

@@ -14,8 +14,8 @@ import { d1VectorIndex, decodeVector, encodeVector } from "../../src/embeddings/
 import type { SemanticSearch } from "../../src/embeddings/semantic-search.ts";
 import { normalise } from "../../src/embeddings/embedder.ts";
 import { RequestTimings, collectTimings, serverTimingValue } from "../../src/observability/timings.ts";
-import { corpusName, preparedCorpus } from "../documents/corpus.ts";
-import { BagEmbedder } from "./bag-embedder.ts";
+import { corpusName, preparedCorpus } from "../support/corpus.ts";
+import { BagEmbedder } from "../support/bag-embedder.ts";
 
 const semantic = (embedder: BagEmbedder): SemanticSearch => ({ embedder, index: (db) => d1VectorIndex(db) });
 const chunkCount = (documents: readonly PreparedDocument[]) => documents.reduce((sum, doc) => sum + doc.chunks.length, 0);

@@ -5,7 +5,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { evaluate, figuresOf, type EvaluationRun } from "../../eval/evaluate.ts";
 import { parseQuestionSet } from "../../eval/questions.ts";
 import questionFile from "../../eval/questions/almanac.json?raw";
-import { loadCorpus } from "../documents/corpus.ts";
+import { loadCorpus } from "../support/corpus.ts";
 
 let run: EvaluationRun;
 

@@ -1,12 +1,12 @@
 // The default library that `npm start` loads (corpus/library) and the
 // snapshot of it bundled into the Worker.
 import { describe, expect, it } from "vitest";
-import { DEFAULT_LIBRARY_SNAPSHOT } from "../../src/library/default-library.snapshot.ts";
+import { DEFAULT_LIBRARY_SNAPSHOT } from "../../src/generated/default-library.ts";
 import { isMutation } from "../../src/library/entry.ts";
 import { prepareLibrary } from "../../src/library/parse-entry.ts";
 import { renderTemplate } from "../../src/library/render.ts";
 import { rankEntries } from "../../src/library/scoring.ts";
-import { defaultLibraryFiles } from "./fixtures.ts";
+import { defaultLibraryFiles } from "../support/library-fixtures.ts";
 
 const { entries, refused } = prepareLibrary(defaultLibraryFiles());
 

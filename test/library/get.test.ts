@@ -7,7 +7,7 @@ import { getQueryLibraryEntry } from "../../src/library/get.ts";
 import { DEFAULT_LIBRARY, findStoredEntry, syncLibrary } from "../../src/library/store.ts";
 import { ALL_TOOLS, enabledTools } from "../../src/tools/index.ts";
 import { queryLibraryGetTool } from "../../src/tools/query-library-get.ts";
-import { loadDefaultLibrary, loadStackqlLibrary, preparedStackqlLibrary } from "./fixtures.ts";
+import { loadDefaultLibrary, loadStackqlLibrary, preparedStackqlLibrary } from "../support/library-fixtures.ts";
 
 beforeAll(async () => {
   await loadDefaultLibrary();

@@ -6,8 +6,8 @@ import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { env } from "cloudflare:test";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { findStoredEntry } from "../../src/library/store.ts";
-import { callTool, connectClient, resultText } from "../mcp/connect.ts";
-import { loadDefaultLibrary, loadStackqlLibrary } from "./fixtures.ts";
+import { callTool, connectClient, resultText } from "../support/mcp-connect.ts";
+import { loadDefaultLibrary, loadStackqlLibrary } from "../support/library-fixtures.ts";
 import { quoted } from "../../src/text/quote.ts";
 
 let client: Client;

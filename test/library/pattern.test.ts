@@ -3,7 +3,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { MAX_PATTERN_LENGTH, PatternError, compilePattern } from "../../src/library/pattern.ts";
-import { preparedStackqlLibrary } from "./fixtures.ts";
+import { preparedStackqlLibrary } from "../support/library-fixtures.ts";
 
 const matches = (pattern: string, value: string) => compilePattern(pattern).matches(value);
 

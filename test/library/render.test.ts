@@ -4,7 +4,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import type { ParamDeclaration } from "../../src/library/entry.ts";
 import { MAX_PARAM_VALUE_LENGTH, renderTemplate } from "../../src/library/render.ts";
-import { defaultLibraryFiles, preparedStackqlLibrary } from "./fixtures.ts";
+import { defaultLibraryFiles, preparedStackqlLibrary } from "../support/library-fixtures.ts";
 import { prepareLibrary } from "../../src/library/parse-entry.ts";
 
 const params: ParamDeclaration[] = [

@@ -6,7 +6,7 @@ import type { EntryMetadata } from "../../src/library/entry.ts";
 import { FIELD_WEIGHTS, MISS_THRESHOLD, PHRASE_BONUS, intentTokens, rankEntries, scoreEntry } from "../../src/library/scoring.ts";
 import { MISS_GUIDANCE, searchQueryLibrary } from "../../src/library/search.ts";
 import { STALE_NOTICE, queryLibrarySearchTool } from "../../src/tools/query-library-search.ts";
-import { loadDefaultLibrary, loadStackqlLibrary, preparedStackqlLibrary } from "./fixtures.ts";
+import { loadDefaultLibrary, loadStackqlLibrary, preparedStackqlLibrary } from "../support/library-fixtures.ts";
 
 const real = preparedStackqlLibrary().entries;
 const byId = (id: string): EntryMetadata => real.find((entry) => entry.id === id) as EntryMetadata;

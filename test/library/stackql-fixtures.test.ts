@@ -5,7 +5,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { getQueryLibraryEntry } from "../../src/library/get.ts";
 import { describeRefusals } from "../../src/library/parse-entry.ts";
 import { renderTemplate } from "../../src/library/render.ts";
-import { emittedEntry, loadStackqlLibrary, preparedStackqlLibrary } from "./fixtures.ts";
+import { emittedEntry, loadStackqlLibrary, preparedStackqlLibrary } from "../support/library-fixtures.ts";
 
 const { entries, refused } = preparedStackqlLibrary();
 

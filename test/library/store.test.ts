@@ -6,7 +6,7 @@ import { D1_BATCH_LIMITS } from "../../src/d1/batches.ts";
 import type { LibraryEntry } from "../../src/library/entry.ts";
 import { getQueryLibraryEntry } from "../../src/library/get.ts";
 import { DEFAULT_LIBRARY, LibraryOwnershipError, listExistingEntries, syncLibrary } from "../../src/library/store.ts";
-import { preparedStackqlLibrary } from "./fixtures.ts";
+import { preparedStackqlLibrary } from "../support/library-fixtures.ts";
 
 const real = preparedStackqlLibrary().entries;
 const entry = (id: string): LibraryEntry => real.find((candidate) => candidate.id === id) as LibraryEntry;

@@ -2,8 +2,8 @@
 // every structured result against the advertised outputSchema.
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { corpusName, loadCorpus } from "../documents/corpus.ts";
-import { callTool, connectClient, resultText } from "./connect.ts";
+import { corpusName, loadCorpus } from "../support/corpus.ts";
+import { callTool, connectClient, resultText } from "../support/mcp-connect.ts";
 
 let client: Client;
 

@@ -7,8 +7,8 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { syncDocuments } from "../../src/documents/ingest/write-corpus.ts";
 import { prepareSite, siteFor } from "../../src/documents/ingest/prepare-pages.ts";
 import { RESOURCES_PER_PAGE } from "../../src/tools/document-resources.ts";
-import { loadCorpus } from "../documents/corpus.ts";
-import { messages, openSession, post } from "../quota/mcp-http.ts";
+import { loadCorpus } from "../support/corpus.ts";
+import { messages, openSession, post } from "../support/mcp-http.ts";
 
 const MODERN = "2026-07-28";
 const META = {

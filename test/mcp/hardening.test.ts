@@ -6,9 +6,9 @@ import { env } from "cloudflare:test";
 import { exports } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
 import { createApiKey } from "../../src/auth/key-store.ts";
-import { loadCorpus } from "../documents/corpus.ts";
-import { loadDefaultLibrary } from "../library/fixtures.ts";
-import { MCP_URL, answerQuery, messages, openSession, post, toolCall } from "../quota/mcp-http.ts";
+import { loadCorpus } from "../support/corpus.ts";
+import { loadDefaultLibrary } from "../support/library-fixtures.ts";
+import { MCP_URL, answerQuery, messages, openSession, post, toolCall } from "../support/mcp-http.ts";
 
 const MODERN_META = {
   "io.modelcontextprotocol/protocolVersion": "2026-07-28",

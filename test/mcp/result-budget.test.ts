@@ -6,10 +6,10 @@ import { DEFAULT_RESULT_BUDGET_CHARS } from "../../src/config.ts";
 import { env } from "cloudflare:test";
 import { prepareSite, siteFor, type PreparedDocument } from "../../src/documents/ingest/prepare-pages.ts";
 import { syncDocuments } from "../../src/documents/ingest/write-corpus.ts";
-import { corpusName, loadCorpus } from "../documents/corpus.ts";
-import { LONG_PAGE, loadLongPage } from "../documents/long-pages.ts";
+import { corpusName, loadCorpus } from "../support/corpus.ts";
+import { LONG_PAGE, loadLongPage } from "../support/long-pages.ts";
 import { textWriter } from "../../src/tools/library-fields.ts";
-import { callTool, connectClient, resultText } from "./connect.ts";
+import { callTool, connectClient, resultText } from "../support/mcp-connect.ts";
 
 let client: Client;
 let long: PreparedDocument;

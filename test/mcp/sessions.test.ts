@@ -6,8 +6,8 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { createApiKey } from "../../src/auth/key-store.ts";
 import { sessionCap } from "../../src/mcp/session-binding.ts";
 import { MAX_SESSIONS_PER_CALLER, SESSION_IDLE_MS, sessionObjectName } from "../../src/mcp/session-registry.ts";
-import { loadCorpus } from "../documents/corpus.ts";
-import { MCP_URL, messages, openSession, post, toolCall } from "../quota/mcp-http.ts";
+import { loadCorpus } from "../support/corpus.ts";
+import { MCP_URL, messages, openSession, post, toolCall } from "../support/mcp-http.ts";
 
 type Headers = Record<string, string>;
 

@@ -6,10 +6,10 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { prepareSite, siteFor } from "../../src/documents/ingest/prepare-pages.ts";
 import { syncDocuments } from "../../src/documents/ingest/write-corpus.ts";
 import { createApiKey } from "../../src/auth/key-store.ts";
-import { messages, post } from "../quota/mcp-http.ts";
-import { answerQuery, restJson } from "../rest/rest.ts";
-import { callTool, connectClient, resultText } from "./connect.ts";
-import { getPage } from "../web/page.ts";
+import { messages, post } from "../support/mcp-http.ts";
+import { answerQuery, restJson } from "../support/rest.ts";
+import { callTool, connectClient, resultText } from "../support/mcp-connect.ts";
+import { getPage } from "../support/landing-page.ts";
 
 const files = import.meta.glob<string>("../fixtures/versions/v*/*.md", { query: "?raw", import: "default", eager: true });
 const QUESTION = "What is the default build timeout of bundlr?";

@@ -3,8 +3,8 @@
 import { exports } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { RequestTimings, collectTimings, serverTimingValue, timed } from "../../src/observability/timings.ts";
-import { loadCorpus } from "../documents/corpus.ts";
-import { post } from "../quota/mcp-http.ts";
+import { loadCorpus } from "../support/corpus.ts";
+import { post } from "../support/mcp-http.ts";
 
 const MODERN = "2026-07-28";
 const META = {

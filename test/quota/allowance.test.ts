@@ -5,7 +5,7 @@ import { describe, expect, it } from "vitest";
 import type { Caller } from "../../src/auth/caller.ts";
 import { callerIdentity } from "../../src/auth/caller.ts";
 import { answerAllowance, chargeAnswerQuery } from "../../src/quota/gate.ts";
-import { awayFromMinuteEnd } from "./clock.ts";
+import { awayFromMinuteEnd } from "../support/clock.ts";
 
 const anonymous = (address: string): Caller => ({ kind: "anonymous", address });
 

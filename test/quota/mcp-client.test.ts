@@ -3,8 +3,8 @@ import { env } from "cloudflare:test";
 import { StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { describe, expect, it } from "vitest";
 import { createApiKey } from "../../src/auth/key-store.ts";
-import { awayFromMinuteEnd } from "./clock.ts";
-import { connectClient as connect } from "../mcp/connect.ts";
+import { awayFromMinuteEnd } from "../support/clock.ts";
+import { connectClient as connect } from "../support/mcp-connect.ts";
 
 describe("the MCP SDK client and the answer_query quota", () => {
   it("surfaces a 429 with its message, and the session keeps working", async () => {

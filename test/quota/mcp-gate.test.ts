@@ -9,8 +9,8 @@ import { createApiKey, revokeApiKey } from "../../src/auth/key-store.ts";
 import { app } from "../../src/index.ts";
 import { readJsonRpcMessage } from "../../src/mcp/json-rpc-message.ts";
 import { jsonRpcErrorHandler, mcpAnswerQuota } from "../../src/mcp/routes.ts";
-import { awayFromMinuteEnd } from "./clock.ts";
-import { MCP_URL, answerQuery, messages, openSession, post, toolCall } from "./mcp-http.ts";
+import { awayFromMinuteEnd } from "../support/clock.ts";
+import { MCP_URL, answerQuery, messages, openSession, post, toolCall } from "../support/mcp-http.ts";
 
 async function keyHeaders(options: { answerPerMinute?: number; answerPerDay?: number; tier?: string } = {}) {
   const { key } = await createApiKey(env.DB, { label: "quota-test", ...options });

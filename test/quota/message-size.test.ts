@@ -6,7 +6,7 @@ import { createApiKey } from "../../src/auth/key-store.ts";
 import { app } from "../../src/index.ts";
 import { MAX_MESSAGE_BYTES, readJsonRpcMessage } from "../../src/mcp/json-rpc-message.ts";
 import { jsonRpcErrorHandler } from "../../src/mcp/routes.ts";
-import { MCP_URL, answerQuery, post } from "./mcp-http.ts";
+import { MCP_URL, answerQuery, post } from "../support/mcp-http.ts";
 
 const STREAMABLE_HTTP = { "Content-Type": "application/json", Accept: "application/json, text/event-stream" };
 

@@ -2,7 +2,7 @@
 import { env, evictDurableObject, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import type { QuotaCounter } from "../../src/quota/quota-counter.ts";
-import { awayFromMinuteEnd } from "./clock.ts";
+import { awayFromMinuteEnd } from "../support/clock.ts";
 
 function counter(name: string): DurableObjectStub<QuotaCounter> {
   return env.QUOTA_COUNTER.get(env.QUOTA_COUNTER.idFromName(name));

@@ -6,7 +6,7 @@ import { authenticateCaller } from "../../src/http/authenticate.ts";
 import { createApiKey } from "../../src/auth/key-store.ts";
 import { errorHandler } from "../../src/http/error-handler.ts";
 import { restAnswerQuota } from "../../src/rest/answer-query.ts";
-import { awayFromMinuteEnd } from "./clock.ts";
+import { awayFromMinuteEnd } from "../support/clock.ts";
 
 // A stand-in for the facade's route: what matters here is the middleware in front of it.
 const app = new Hono<{ Bindings: Env }>();

@@ -1,9 +1,9 @@
 // The repository-archive reader inside workerd: archives built here with a
 // tiny ustar writer and the platform's CompressionStream, read back.
 import { describe, expect, it } from "vitest";
-import { ArchiveRefused, DEFAULT_ARCHIVE_LIMITS, readArchivePages } from "../../src/documents/ingest/readers/archive.ts";
+import { ArchiveRefused, DEFAULT_ARCHIVE_LIMITS, readArchivePages } from "../../src/readers/archive/archive.ts";
 import { prepareSite, siteFor } from "../../src/documents/ingest/prepare-pages.ts";
-import { archiveStream, tarBlocks, tarHeader, type TestEntry } from "./tar-writer.ts";
+import { archiveStream, tarBlocks, tarHeader, type TestEntry } from "../support/tar-writer.ts";
 
 const read = (entries: TestEntry[], options: Parameters<typeof readArchivePages>[1] = {}, gzip = true) =>
   readArchivePages(archiveStream(tarBlocks(entries), gzip), options);

@@ -3,8 +3,8 @@
 import { describe, expect, it } from "vitest";
 import packageJson from "../../package.json";
 import { prepareSite, siteFor } from "../../src/documents/ingest/prepare-pages.ts";
-import { ALMANAC_VERSION, READER_USER_AGENT, type Fetcher } from "../../src/documents/ingest/readers/fetch.ts";
-import { DEFAULT_LLMS_LIMITS, LlmsRefused, parseLlmsTxt, readLlmsPages } from "../../src/documents/ingest/readers/llms-txt.ts";
+import { ALMANAC_VERSION, READER_USER_AGENT, type Fetcher } from "../../src/readers/http.ts";
+import { DEFAULT_LLMS_LIMITS, LlmsRefused, parseLlmsTxt, readLlmsPages } from "../../src/readers/llms-txt.ts";
 
 const LLMS_TXT = `# Widgets
 

@@ -2,8 +2,8 @@
 // path and HTTP method, every parameter accepted, every response field one the
 // document declares, and the document views as its descriptions define them.
 import { beforeAll, describe, expect, it } from "vitest";
-import { corpusName, loadCorpus } from "../documents/corpus.ts";
-import { answerQuery, discoveryMethods, rest, restJson, schemaProperties, schemaViolations, systemParameters } from "./rest.ts";
+import { corpusName, loadCorpus } from "../support/corpus.ts";
+import { answerQuery, discoveryMethods, rest, restJson, schemaProperties, schemaViolations, systemParameters } from "../support/rest.ts";
 
 beforeAll(async () => {
   await loadCorpus();

@@ -3,8 +3,8 @@
 import { env } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
 import { createApiKey } from "../../src/auth/key-store.ts";
-import { corpusName, loadCorpus } from "../documents/corpus.ts";
-import { answerQuery, rest, restJson } from "./rest.ts";
+import { corpusName, loadCorpus } from "../support/corpus.ts";
+import { answerQuery, rest, restJson } from "../support/rest.ts";
 
 let key: string;
 

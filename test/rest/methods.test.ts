@@ -7,9 +7,9 @@ import { createApiKey } from "../../src/auth/key-store.ts";
 import { NO_GROUNDED_ANSWER } from "../../src/documents/answer/answer-query.ts";
 import { prepareSite, siteFor } from "../../src/documents/ingest/prepare-pages.ts";
 import { syncDocuments } from "../../src/documents/ingest/write-corpus.ts";
-import { corpusName, loadCorpus } from "../documents/corpus.ts";
-import { connectClient, callTool } from "../mcp/connect.ts";
-import { answerQuery, rest, restJson } from "./rest.ts";
+import { corpusName, loadCorpus } from "../support/corpus.ts";
+import { connectClient, callTool } from "../support/mcp-connect.ts";
+import { answerQuery, rest, restJson } from "../support/rest.ts";
 
 /** A key with room for every answer this file asks for (the public tier allows 3 a minute). */
 let keyed: Record<string, string>;

@@ -5,7 +5,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { createApiKey } from "../../src/auth/key-store.ts";
 import { prepareSite, siteFor } from "../../src/documents/ingest/prepare-pages.ts";
 import { syncDocuments } from "../../src/documents/ingest/write-corpus.ts";
-import { answerQuery, restJson } from "./rest.ts";
+import { answerQuery, restJson } from "../support/rest.ts";
 
 const BASE = "https://cafe.example/docs";
 

@@ -3,10 +3,10 @@
 import { env } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
 import { createApiKey, revokeApiKey } from "../../src/auth/key-store.ts";
-import { loadCorpus } from "../documents/corpus.ts";
-import { awayFromMinuteEnd } from "../quota/clock.ts";
-import { answerQuery as mcpAnswerQuery, openSession, post } from "../quota/mcp-http.ts";
-import { answerQuery, rest, restJson } from "./rest.ts";
+import { loadCorpus } from "../support/corpus.ts";
+import { awayFromMinuteEnd } from "../support/clock.ts";
+import { answerQuery as mcpAnswerQuery, openSession, post } from "../support/mcp-http.ts";
+import { answerQuery, rest, restJson } from "../support/rest.ts";
 
 beforeAll(async () => {
   await loadCorpus();

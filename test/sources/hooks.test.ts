@@ -11,7 +11,7 @@ import { deriveHookSecret, hmacSha256, setHookSalt } from "../../src/sources/hoo
 import { startPendingRun } from "../../src/sources/pushes.ts";
 import { addSource, finishRun, getSource } from "../../src/sources/sources.ts";
 import { searchDocuments } from "../../src/documents/search/search-documents.ts";
-import { archiveBytes, tarBlocks } from "../readers/tar-writer.ts";
+import { archiveBytes, tarBlocks } from "../support/tar-writer.ts";
 
 const ARCHIVE = "https://git.test/acme/handbook/archive/refs/heads/main.tar.gz";
 const BASE = "https://docs.acme.test/handbook";

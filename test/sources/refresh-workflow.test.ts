@@ -12,8 +12,8 @@ import { PAGE_REQUESTS_PER_STEP } from "../../src/sources/refresh-workflow.ts";
 import { searchDocuments } from "../../src/documents/search/search-documents.ts";
 import { embedAllStoredPages } from "../../src/documents/ingest/embed-chunks.ts";
 import { d1VectorIndex } from "../../src/embeddings/d1-index.ts";
-import { BagEmbedder } from "../embeddings/bag-embedder.ts";
-import { bagOfWords } from "../embeddings/bag-of-words.ts";
+import { BagEmbedder } from "../support/bag-embedder.ts";
+import { bagOfWords } from "../support/bag-of-words.ts";
 
 const ORIGIN = "https://refresh.test";
 const html = (title: string, body: string) => `<html><head><title>${title}</title></head><body><main><h1>${title}</h1>${body}</main></body></html>`;

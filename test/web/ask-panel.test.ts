@@ -5,10 +5,10 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { createApiKey } from "../../src/auth/key-store.ts";
 import { answerWithSources } from "../../src/documents/answer/answer-query.ts";
 import { answerAllowance } from "../../src/quota/gate.ts";
-import { loadCorpus } from "../documents/corpus.ts";
-import { awayFromMinuteEnd } from "../quota/clock.ts";
-import { answerQuery, openSession, post } from "../quota/mcp-http.ts";
-import { ORIGIN, attributes, getPage, postForm, text, texts } from "./page.ts";
+import { loadCorpus } from "../support/corpus.ts";
+import { awayFromMinuteEnd } from "../support/clock.ts";
+import { answerQuery, openSession, post } from "../support/mcp-http.ts";
+import { ORIGIN, attributes, getPage, postForm, text, texts } from "../support/landing-page.ts";
 
 beforeAll(async () => {
   await loadCorpus();

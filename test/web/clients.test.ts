@@ -2,7 +2,7 @@
 // the URL a client page uses, must appear in that page word for word.
 import { describe, expect, it } from "vitest";
 import { clientSetups } from "../../src/web/clients.ts";
-import { getPage, text } from "./page.ts";
+import { getPage, text } from "../support/landing-page.ts";
 
 const pages = import.meta.glob<string>("../../corpus/docs/clients/*.md", { query: "?raw", import: "default", eager: true });
 

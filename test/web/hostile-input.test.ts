@@ -3,9 +3,9 @@
 import { exports } from "cloudflare:workers";
 import fc from "fast-check";
 import { beforeAll, describe, expect, it } from "vitest";
-import { loadCorpus } from "../documents/corpus.ts";
-import { loadDefaultLibrary } from "../library/fixtures.ts";
-import { getPage, ORIGIN, postForm } from "./page.ts";
+import { loadCorpus } from "../support/corpus.ts";
+import { loadDefaultLibrary } from "../support/library-fixtures.ts";
+import { getPage, ORIGIN, postForm } from "../support/landing-page.ts";
 
 beforeAll(async () => {
   await loadCorpus();

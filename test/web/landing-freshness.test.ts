@@ -4,8 +4,8 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { addSource, claimSource, finishRun } from "../../src/sources/sources.ts";
 import { setHookSalt } from "../../src/sources/hook-secrets.ts";
 import { recordRunPages } from "../../src/sources/pushes.ts";
-import { loadCorpus } from "../documents/corpus.ts";
-import { attributes, getPage, text, texts, visitor } from "./page.ts";
+import { loadCorpus } from "../support/corpus.ts";
+import { attributes, getPage, text, texts, visitor } from "../support/landing-page.ts";
 
 const HOUR = 3600;
 /** 2026-12-01 22:00:00 UTC: when the runs below start. */

@@ -7,10 +7,10 @@ import { chargeAnswerQuery } from "../../src/quota/gate.ts";
 import { ENHANCE_SCRIPT } from "../../src/web/enhance.ts";
 import { SERVED_REVISIONS } from "../../src/web/protocol-revisions.ts";
 import { STYLES } from "../../src/web/styles.ts";
-import { loadCorpus } from "../documents/corpus.ts";
-import { loadDefaultLibrary } from "../library/fixtures.ts";
-import { awayFromMinuteEnd } from "../quota/clock.ts";
-import { ORIGIN, attributes, getPage, text, texts, visitor } from "./page.ts";
+import { loadCorpus } from "../support/corpus.ts";
+import { loadDefaultLibrary } from "../support/library-fixtures.ts";
+import { awayFromMinuteEnd } from "../support/clock.ts";
+import { ORIGIN, attributes, getPage, text, texts, visitor } from "../support/landing-page.ts";
 
 /**
  * What the page may weigh, uncompressed, with the default corpus and no

@@ -5,8 +5,8 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { app } from "../../src/index.ts";
 import { getQueryLibraryEntry } from "../../src/library/get.ts";
 import { searchQueryLibrary } from "../../src/library/search.ts";
-import { loadDefaultLibrary } from "../library/fixtures.ts";
-import { attributes, getPage, text, texts, visitor } from "./page.ts";
+import { loadDefaultLibrary } from "../support/library-fixtures.ts";
+import { attributes, getPage, text, texts, visitor } from "../support/landing-page.ts";
 
 beforeAll(async () => {
   await loadDefaultLibrary();

@@ -2,12 +2,12 @@
 import { env } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
 import { listCorpusForLlms, formatLlmsTxt } from "../../src/documents/read/llms-txt.ts";
-import { parseLlmsTxt } from "../../src/documents/ingest/readers/llms-txt.ts";
+import { parseLlmsTxt } from "../../src/readers/llms-txt.ts";
 import { prepareSite, siteFor } from "../../src/documents/ingest/prepare-pages.ts";
 import { syncDocuments } from "../../src/documents/ingest/write-corpus.ts";
 import { app } from "../../src/index.ts";
-import { loadCorpus } from "../documents/corpus.ts";
-import { ORIGIN, getPage } from "./page.ts";
+import { loadCorpus } from "../support/corpus.ts";
+import { ORIGIN, getPage } from "../support/landing-page.ts";
 
 let corpus: Awaited<ReturnType<typeof loadCorpus>>;
 

@@ -1,7 +1,7 @@
 // The revisions the landing page says /mcp serves are the ones it negotiates.
 import { describe, expect, it } from "vitest";
 import { SERVED_REVISIONS } from "../../src/web/protocol-revisions.ts";
-import { messages, post } from "../quota/mcp-http.ts";
+import { messages, post } from "../support/mcp-http.ts";
 
 // Tests read into JSON-RPC bodies.
 type Json = any;

@@ -3,8 +3,8 @@ import { env } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
 import { app } from "../../src/index.ts";
 import { searchDocuments } from "../../src/documents/search/search-documents.ts";
-import { loadCorpus } from "../documents/corpus.ts";
-import { attributes, getPage, text, texts, visitor } from "./page.ts";
+import { loadCorpus } from "../support/corpus.ts";
+import { attributes, getPage, text, texts, visitor } from "../support/landing-page.ts";
 
 beforeAll(async () => {
   await loadCorpus();

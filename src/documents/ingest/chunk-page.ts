@@ -1,4 +1,4 @@
-import { LEAD_ANCHOR, outlineOf } from "../outline.ts";
+import { LEAD_ANCHOR, outlineOf } from "../../markdown/outline.ts";
 
 /** A piece of a page that reads on its own: its heading path travels with it. */
 export interface Chunk {

@@ -1,6 +1,6 @@
 import type { CompiledFilter } from "./filter.ts";
 import { D1_LIMITS } from "../../d1/limits.ts";
-import { toSummary, type ChunkHit, type DocumentRow } from "../document.ts";
+import { toSummary, type ChunkHit } from "../document.ts";
 import type { BoundStatement, StatementRunner } from "../../d1/statements.ts";
 import { chunkCountSql } from "./common-terms.ts";
 import { chosenMatch, plainMatch, type MatchSql, type MatchTerm } from "./choose-match.ts";

@@ -2,15 +2,15 @@
 // robots.txt, sitemaps, scope and globs, and HTML → Markdown on real Sphinx pages from Python's documentation.
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { htmlToPage } from "../../../src/documents/ingest/readers/site/html.ts";
-import { MAX_ELEMENT_DEPTH } from "../../../src/documents/ingest/readers/site/parse-html.ts";
-import { parseRobots } from "../../../src/documents/ingest/readers/site/robots.ts";
-import { globMatcher, inScope, publicUrlFor, scopeOf } from "../../../src/documents/ingest/readers/site/scope.ts";
-import { parseSitemap } from "../../../src/documents/ingest/readers/site/sitemap.ts";
-import { chunkDocument } from "../../../src/documents/ingest/chunk-page.ts";
-import { sectionLink } from "../../../src/tools/search-documents.ts";
-import sortingHtml from "../../fixtures/html/python-howto-sorting.html?raw";
-import tomllibHtml from "../../fixtures/html/python-library-tomllib.html?raw";
+import { htmlToPage } from "../../src/readers/site/html.ts";
+import { MAX_ELEMENT_DEPTH } from "../../src/readers/site/parse-html.ts";
+import { parseRobots } from "../../src/readers/site/robots.ts";
+import { globMatcher, inScope, publicUrlFor, scopeOf } from "../../src/readers/site/scope.ts";
+import { parseSitemap } from "../../src/readers/site/sitemap.ts";
+import { chunkDocument } from "../../src/documents/ingest/chunk-page.ts";
+import { sectionLink } from "../../src/tools/search-documents.ts";
+import sortingHtml from "../fixtures/html/python-howto-sorting.html?raw";
+import tomllibHtml from "../fixtures/html/python-library-tomllib.html?raw";
 
 describe("robots.txt", () => {
   const robots = `

@@ -6,7 +6,7 @@
  * Pure functions on strings: they run in a Worker as in the CLI. Every walk
  * is linear in the page (parse-html.ts bounds the depth the recursive ones see).
  */
-import type { Element, ElementContent, Root } from "hast";
+import type { Element, Root } from "hast";
 import { select, selectAll } from "hast-util-select";
 import { defaultHandlers, toMdast, type Handle, type State } from "hast-util-to-mdast";
 import { toText } from "hast-util-to-text";
@@ -14,9 +14,10 @@ import type { Code, Heading, Nodes as MdastNodes } from "mdast";
 import { gfmStrikethroughToMarkdown } from "mdast-util-gfm-strikethrough";
 import { gfmTableToMarkdown } from "mdast-util-gfm-table";
 import { toMarkdown } from "mdast-util-to-markdown";
-import { HIDING_STYLE } from "../../../../markdown/hidden-html.ts";
-import { LEAD_ANCHOR, UsedAnchors } from "../../../outline.ts";
-import { parseHtml } from "./parse-html.ts";
+import { HIDING_STYLE } from "../../markdown/hidden-html.ts";
+import { anchorHeadings } from "./anchors.ts";
+import { childElements, parseHtml } from "./parse-html.ts";
+import { flattenTableCells } from "./tables.ts";
 
 /** A page read from its HTML. */
 export interface HtmlPage {
@@ -30,7 +31,12 @@ export interface HtmlPage {
   canonical?: string;
   /** Every `<a href>` of the whole page (navigation included: that is how pages are found), absolute, without fragment. */
   links: string[];
+  /** Which rule found the article: the content selector, `main`, `[role=main]`, `article` (or the element holding several), else `body`. */
+  contentRule: ContentRule;
 }
+
+/** The rules that find a page's article, in the order they are tried. */
+export type ContentRule = "content selector" | "main" | "[role=main]" | "article" | "body" | "none";
 
 /** How to read one page. */
 export interface HtmlPageOptions {
@@ -73,7 +79,7 @@ export function htmlToPage(html: string, options: HtmlPageOptions): HtmlPage {
   const base = baseUrl(tree, options.url);
   const publicUrl = options.publicUrl ?? ((url: string) => url);
   const links = pageLinks(tree, base);
-  const content = mainContent(tree, options.contentSelector);
+  const { content, rule: contentRule } = mainContent(tree, options.contentSelector);
   if (content) {
     // Anchors first: a heading's permalink (pruned as chrome) names its id.
     anchorHeadings(content);
@@ -90,9 +96,9 @@ export function htmlToPage(html: string, options: HtmlPageOptions): HtmlPage {
   const description = metaContent(tree, "meta[name=description]") || metaContent(tree, "meta[property='og:description']");
   const canonicalHref = select("link[rel~=canonical][href]", tree)?.properties.href;
   const canonical = typeof canonicalHref === "string" ? resolve(canonicalHref, base) : undefined;
-  if (!content) return { title, description, markdown: "", canonical, links };
+  if (!content) return { title, description, markdown: "", canonical, links, contentRule };
   absolutize(content, base, publicUrl);
-  return { title, description, markdown: toMarkdownText(content), canonical, links };
+  return { title, description, markdown: toMarkdownText(content), canonical, links, contentRule };
 }
 
 /** The `<base href>` when the page has one, else its own URL. */
@@ -143,15 +149,20 @@ function pageLinks(tree: Root, base: string): string[] {
  * docs make each function an `<article>`) are items of the page, not the
  * page: the content is the element that holds them all.
  */
-function mainContent(tree: Root, contentSelector: string | undefined): Element | undefined {
+function mainContent(tree: Root, contentSelector: string | undefined): { content: Element | undefined; rule: ContentRule } {
   const hidden = hiddenElements(tree);
   const body = select("body", tree) ?? undefined;
+  const bodyRule = body ? "body" : "none";
   for (const selector of contentSelector ? [contentSelector, ...MAIN_SELECTORS] : MAIN_SELECTORS) {
+    const rule = selector === contentSelector ? "content selector" : (selector as ContentRule);
     const found = selectAll(selector, tree).filter((element) => !hidden.has(element));
-    if (found.length === 1) return found[0];
-    if (found.length > 1) return holderOf(tree, found) ?? body;
+    if (found.length === 1) return { content: found[0], rule };
+    if (found.length > 1) {
+      const holder = holderOf(tree, found);
+      return holder ? { content: holder, rule } : { content: body, rule: bodyRule };
+    }
   }
-  return body;
+  return { content: body, rule: bodyRule };
 }
 
 /** The nearest element that holds every one of `elements` (one of them, when it holds the others). */
@@ -231,124 +242,6 @@ function isEmptyLink(element: Element): boolean {
   return element.tagName === "a" && toText(element).trim() === "" && !select("img", element);
 }
 
-const HEADING = /^h[1-6]$/;
-/** The anchors src/markdown/page.ts reads from `{#id}`. */
-const ANCHOR = /^[\w.:-]+$/;
-
-/**
- * Gives each heading the id the site links to, as a `data-anchor` the
- * Markdown handler writes as `{#id}`: the heading's own id, else its
- * permalink's fragment (Sphinx's `a.headerlink`), else the id of the nearest
- * element it opens (Sphinx's `<section>`, DocBook's `div.sect1` three levels
- * above its `h2`: any ancestor whose first heading it is), else an empty
- * `<span id>` just before it. Sphinx API entries (`<dl class="py function"><dt
- * class="sig" id="sorted">`) become headings one level below the heading
- * before them, so each function is a section of its own that search results link to.
- */
-function anchorHeadings(content: Element): void {
-  let level = 1;
-  // The elements being walked, outermost first; those from `headed` on hold no heading met so far.
-  const open: Element[] = [];
-  let headed = 0;
-  const walk = (node: Element): void => {
-    open.push(node);
-    // Kept as the children go by, so a parent of many headings is read once, not once a heading.
-    let before: ElementContent | undefined;
-    for (const child of node.children) {
-      const previous = before;
-      if (child.type === "element" || (child.type === "text" && child.value.trim() !== "")) before = child;
-      if (child.type !== "element") continue;
-      if (HEADING.test(child.tagName)) {
-        level = Number(child.tagName[1]);
-        const opened = open.slice(headed).reverse();
-        headed = open.length;
-        const id = headingId(child, opened, previous);
-        if (id) child.properties.dataAnchor = id;
-        continue;
-      }
-      if (child.tagName === "dl" && childElements(child).some(isApiEntry)) {
-        apiEntries(child, level);
-        continue;
-      }
-      walk(child);
-    }
-    open.pop();
-    headed = Math.min(headed, open.length);
-  };
-  const apiEntries = (dl: Element, parentLevel: number): void => {
-    const depth = Math.min(parentLevel + 1, 6);
-    dl.tagName = "div";
-    for (const item of childElements(dl)) {
-      if (item.tagName === "dt" && isApiEntry(item)) {
-        item.tagName = `h${depth}`;
-        item.properties.dataAnchor = item.properties.id;
-        item.properties.dataSignature = true;
-      } else if (item.tagName === "dd") {
-        item.tagName = "div";
-        level = depth;
-        walk(item);
-      }
-    }
-    level = parentLevel;
-  };
-  walk(content);
-  anchorUnnamedHeadings(content);
-}
-
-/**
- * A heading the page gives no id, or an id an earlier heading already has (a
- * browser scrolls to the first: Erlang repeats `id="types"` in every
- * function), gets one that links where a browser can go: the anchor of the
- * nearest named heading before it (the page itself before the first) with
- * `-part-N`, the suffix search results drop from a link, as they do for a
- * long section's further pieces. An invented slug would link to a fragment
- * the page does not have.
- */
-function anchorUnnamedHeadings(content: Element): void {
-  const headings = selectAll("h1, h2, h3, h4, h5, h6", content);
-  const anchors = new UsedAnchors(headings.flatMap((heading) => (typeof heading.properties.dataAnchor === "string" ? [heading.properties.dataAnchor] : [])));
-  const named = new Set<string>();
-  let before = LEAD_ANCHOR;
-  for (const heading of headings) {
-    const own = heading.properties.dataAnchor;
-    if (typeof own === "string" && !named.has(own)) {
-      named.add(own);
-      before = own;
-      continue;
-    }
-    heading.properties.dataAnchor = anchors.claimPart(before, 2);
-  }
-}
-
-/** Sphinx marks an API entry's signature `<dt class="sig …" id="…">`. */
-function isApiEntry(dt: Element): boolean {
-  const classes = dt.properties.className;
-  return dt.tagName === "dt" && typeof dt.properties.id === "string" && Array.isArray(classes) && classes.includes("sig");
-}
-
-/**
- * The heading's anchor; `opened` are the elements it is the first heading of, nearest first,
- * `before` the element or text just before it.
- */
-function headingId(heading: Element, opened: readonly Element[], before: ElementContent | undefined): string | undefined {
-  // An empty anchor inside the heading (`<h2><span id="setup"></span>Set up</h2>`) names it as well as its own id.
-  const inner = selectAll("[id], a[name]", heading).find((element) => element.children.length === 0);
-  const candidates: unknown[] = [heading.properties.id, inner?.properties.id ?? inner?.properties.name];
-  const permalink = select("a[href^='#']", heading)?.properties.href;
-  if (typeof permalink === "string") candidates.push(decodeFragment(permalink.slice(1)));
-  candidates.push(...opened.map((element) => element.properties.id));
-  if (before?.type === "element" && (before.tagName === "span" || before.tagName === "a") && before.children.length === 0) candidates.push(before.properties.id ?? before.properties.name);
-  return candidates.find((id): id is string => typeof id === "string" && ANCHOR.test(id));
-}
-
-function decodeFragment(fragment: string): string {
-  try {
-    return decodeURIComponent(fragment);
-  } catch {
-    return fragment;
-  }
-}
-
 /** Links and images point at absolute public URLs; in-page links at the page's public URL. */
 function absolutize(content: Element, base: string, publicUrl: (url: string) => string): void {
   const walk = (node: Element): void => {
@@ -416,59 +309,6 @@ function toMarkdownText(content: Element): string {
   return toMarkdown(mdast, { extensions: [gfmTableToMarkdown({ tablePipeAlign: false }), gfmStrikethroughToMarkdown()], fences: true, bullet: "-", emphasis: "_", rule: "-" })
     .replace(/\n{3,}/g, "\n\n")
     .trim();
-}
-
-/** What a table cell may hold that a Markdown table cell cannot: each becomes its inline content, one line. */
-const CELL_BLOCKS = new Set(["p", "div", "pre", "ul", "ol", "li", "dl", "dt", "dd", "blockquote", "section", "figure", "h1", "h2", "h3", "h4", "h5", "h6"]);
-
-/**
- * Keeps tables readable when their cells hold blocks (a function's
- * signature, description and example as three paragraphs; a list; code): a
- * Markdown cell is one line, so the blocks are joined with `<br>` instead of
- * running together ("FunctionDescription") or breaking the row (a code fence).
- */
-function flattenTableCells(content: Element): void {
-  for (const cell of selectAll("td, th", content)) cell.children = cellLine(cell.children);
-}
-
-function cellLine(nodes: readonly ElementContent[]): ElementContent[] {
-  const line: ElementContent[] = [];
-  // Whether the line holds more than spacing yet, and whether a block just ended it.
-  let hasText = false;
-  let breakDue = false;
-  for (const node of nodes) {
-    if (node.type === "element" && CELL_BLOCKS.has(node.tagName)) {
-      const inner = node.tagName === "pre" ? [codeSpan(node)] : cellLine(node.children);
-      if (inner.length === 0) continue;
-      if (hasText) line.push(cellBreak());
-      for (const piece of inner) line.push(piece);
-      hasText ||= inner.some((piece) => piece.type !== "text" || piece.value.trim() !== "");
-      breakDue = true;
-      continue;
-    }
-    if (node.type === "text" && node.value.trim() === "") {
-      if (!breakDue) line.push(node);
-      continue;
-    }
-    if (breakDue) line.push(cellBreak());
-    breakDue = false;
-    hasText = true;
-    line.push(node);
-  }
-  return line;
-}
-
-/** A code block in a cell, as a code span on one line. */
-function codeSpan(pre: Element): Element {
-  return { type: "element", tagName: "code", properties: {}, children: [{ type: "text", value: toText(pre, { whitespace: "pre" }).replace(/\s*\n\s*/g, " ").trim() }] };
-}
-
-function cellBreak(): Element {
-  return { type: "element", tagName: "br", properties: { dataCellBreak: true }, children: [] };
-}
-
-function childElements(node: Element): Element[] {
-  return node.children.filter((child): child is Element => child.type === "element");
 }
 
 /** A heading whose text ends with ` {#anchor}`, the form src/markdown/page.ts takes as the heading's id. */

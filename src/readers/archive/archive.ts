@@ -1,8 +1,8 @@
 // The repository-archive reader: the Markdown pages of a .tar.gz (or .tar)
 // snapshot, as a folder of pages for prepareSite. Runs in a Worker as in the
 // CLI: Web Streams and DecompressionStream only.
-import { PAGE_EXTENSION } from "../../names.ts";
-import { FetchProblem, type Fetcher, fetchWithin } from "./fetch.ts";
+import { PAGE_EXTENSION } from "../../documents/names.ts";
+import { FetchProblem, type Fetcher, fetchWithin } from "../http.ts";
 import { readTar, type TarEntry } from "./tar.ts";
 
 /** The bounds of one archive read; each is reported by name when it binds. */

@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import { createGzip } from "node:zlib";
-import { tarBlocks, type TestEntry } from "../readers/tar-writer.ts";
+import { tarBlocks, type TestEntry } from "../../support/tar-writer.ts";
 import { freePort } from "./harness.ts";
 
 /** `npm run ingest -- …` as a child process (with `env` added to the environment): its exit status, output and wall time. */

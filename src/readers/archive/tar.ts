@@ -4,7 +4,7 @@
 // library: the reader is small, and the checks that make hostile archives
 // safe (a header's declared size weighed against the budget before its body
 // is read, links never followed) belong inside its loop.
-import { concatBytes } from "../../../text/bytes.ts";
+import { concatBytes } from "../../text/bytes.ts";
 
 const BLOCK = 512;
 

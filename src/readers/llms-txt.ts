@@ -2,10 +2,10 @@
 // each fetched as Markdown, or an llms-full.txt split into its pages. The
 // result is a folder of pages for prepareSite, paths relative to the file's
 // origin. Runs in a Worker as in the CLI: fetch and Web Streams only.
-import { headingSlug, markdownLines } from "../../../markdown/page.ts";
-import { CONTROL_CHARACTERS } from "../../../text/invisible.ts";
-import { pageUri } from "../../names.ts";
-import { FetchProblem, type Fetcher, fetchWithin, readTextWithin, withConcurrency } from "./fetch.ts";
+import { headingSlug, markdownLines } from "../markdown/page.ts";
+import { CONTROL_CHARACTERS } from "../text/invisible.ts";
+import { pageUri } from "../documents/names.ts";
+import { FetchProblem, type Fetcher, fetchWithin, readTextWithin, withConcurrency } from "./http.ts";
 
 /** The bounds of one llms.txt read; each is reported when it binds. */
 export interface LlmsLimits {

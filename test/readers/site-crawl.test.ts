@@ -2,9 +2,9 @@
 // a fetch function answering real Response objects (Workers cannot open a server to crawl).
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { crawlSite, type CrawlOptions, type CrawlResult } from "../../../src/documents/ingest/readers/site/crawl.ts";
-import { ingestSite } from "../../../src/documents/ingest/readers/site/ingest.ts";
-import { findDocuments } from "../../../src/documents/read/stored-documents.ts";
+import { crawlSite, type CrawlOptions, type CrawlResult } from "../../src/readers/site/crawl.ts";
+import { ingestSite } from "../../src/documents/ingest/site-run.ts";
+import { findDocuments } from "../../src/documents/read/stored-documents.ts";
 
 const UA = "Almanac/0.0.0-test (documentation crawler)";
 

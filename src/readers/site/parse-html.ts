@@ -78,3 +78,8 @@ function withoutEmphasis(nodes: ElementContent[]): ElementContent[] {
   }
   return kept;
 }
+
+/** The element children of `node`. */
+export function childElements(node: Element): Element[] {
+  return node.children.filter((child): child is Element => child.type === "element");
+}

@@ -1,8 +1,8 @@
 // A stand-in embeddings server (OpenAI's `POST /v1/embeddings`) for tests and for trying the
 // wiring by hand: vectors are test/embeddings/bag-of-words.ts, a fixed function of the text,
-// so it proves wiring, never quality. `npx node test/e2e/embeddings-server.ts [port]` serves it.
+// so it proves wiring, never quality. `npx node test/e2e/support/embeddings-server.ts [port]` serves it.
 import { createServer, type Server } from "node:http";
-import { bagOfWords } from "../embeddings/bag-of-words.ts";
+import { bagOfWords } from "../../support/bag-of-words.ts";
 
 /** A running stand-in: its API base, how many texts it embedded, and a switch to make it fail. */
 export interface EmbeddingsServer {

@@ -7,14 +7,17 @@
  * source's Workflow (src/sources/refresh-workflow.ts) in many, one per step.
  * Worker-safe: D1 and a `fetch` are all it needs.
  */
-import { prepareDocument, siteFor, PageError, type PreparedDocument, type Site } from "../../prepare-pages.ts";
-import { documentNameForUri } from "../../../names.ts";
-import { newRunId, type WriteProgress } from "../../write-corpus.ts";
-import { abandonGeneration, beginGeneration, publishGeneration, stagePages, type StagedValidator } from "../../generations.ts";
-import { refuseVersionConflicts, type SiteVersion } from "../../../versions.ts";
-import type { SyncReport } from "../../../../sync-report.ts";
-import { crawlSite, type CrawledPage, type CrawlOptions, type CrawlResult, type CrawlState, type PageValidator, type SkippedUrl } from "./crawl.ts";
-import { inScope, pageKey, publicUrlFor, publishedUrl, scopeOf } from "./scope.ts";
+import { prepareDocument, siteFor, PageError, type PreparedDocument, type Site } from "./prepare-pages.ts";
+import { documentNameForUri } from "../names.ts";
+import { newRunId, type WriteProgress } from "./write-corpus.ts";
+import { abandonGeneration, beginGeneration, publishGeneration, stagePages, type StagedValidator } from "./generations.ts";
+import { refuseVersionConflicts, type SiteVersion } from "../versions.ts";
+import type { SyncReport } from "../../sync-report.ts";
+import { crawlSite, type CrawlOptions, type CrawlResult, type CrawlState } from "../../readers/site/crawl.ts";
+import type { CrawledPage, PageValidator, SkippedUrl } from "../../readers/site/fetch-page.ts";
+import type { ContentRule } from "../../readers/site/html.ts";
+import { SiteTemplate, type TemplateState } from "../../readers/site/template.ts";
+import { inScope, pageKey, publicUrlFor, publishedUrl, scopeOf } from "../../readers/site/scope.ts";
 
 /** What to crawl and how: the crawl's own options (`start`'s origin and folder are its scope), and where its pages go. */
 export interface SiteIngestOptions extends Pick<CrawlOptions, "start" | "fetch" | "userAgent" | "include" | "exclude" | "contentSelector" | "limits" | "onProgress"> {
@@ -73,6 +76,10 @@ export interface SiteIngestResult extends SyncReport {
   skipped: SkippedUrl[];
   /** Per page, what the reader noticed and did not use (a foreign canonical link). */
   notes: { url: string; note: string }[];
+  /** Pages read by each content rule; `body` means the page had no main, [role=main] or article. */
+  contentRules: Partial<Record<ContentRule, number>>;
+  /** Pages whose top or bottom blocks were the site's repeated navigation, dropped. */
+  templateStripped: number;
 }
 
 /**
@@ -99,6 +106,8 @@ export async function ingestSite(db: D1Database, options: SiteIngestOptions): Pr
       ...(piece.state.stoppedBy ? { stoppedBy: piece.state.stoppedBy } : {}),
       skipped: piece.skipped,
       notes: piece.notes,
+      contentRules: piece.state.contentRules,
+      templateStripped: piece.state.templateStripped,
     };
   } catch (error) {
     await abandonGeneration(db, runId).catch(() => {});
@@ -126,6 +135,12 @@ export interface SiteRunState {
   requests: number;
   bytes: number;
   stoppedBy?: string;
+  /** Pages read by each content rule (html.ts), so the report can say when many kept their whole body. */
+  contentRules: Partial<Record<ContentRule, number>>;
+  /** Pages whose top or bottom blocks were the site's template (its navigation), dropped. */
+  templateStripped: number;
+  /** The site's template learnt so far (template.ts). */
+  template?: TemplateState;
 }
 
 /** What one piece found, beside the state to carry on from. */
@@ -192,6 +207,11 @@ export async function crawlSitePiece(db: D1Database, runId: string, options: Sit
   const validators: StagedValidator[] = [];
   // Pages named by their own address first: a canonical link may join a page to the one it names, never take that page's name.
   const ordered = [...crawl.pages].sort((a, b) => Number(namesAnother(a)) - Number(namesAnother(b)));
+  // The site's navigation is what most of its pages repeat: learnt from every page read so far in the run.
+  const template = new SiteTemplate(previous?.template);
+  template.learn(crawl.pages.flatMap((crawled) => (crawled.status === "fetched" ? [crawled.page.markdown] : [])));
+  const contentRules = { ...previous?.contentRules };
+  let templateStripped = previous?.templateStripped ?? 0;
   for (const [index, crawled] of ordered.entries()) {
     if (options.onProgress && crawl.pages.length > 100 && (index + 1) % 100 === 0) options.onProgress(`prepared ${index + 1}/${crawl.pages.length} pages`);
     if (crawled.status === "unchanged") {
@@ -204,7 +224,10 @@ export async function crawlSitePiece(db: D1Database, runId: string, options: Sit
       if (!same) validators.push({ url: crawled.url, name: previous.name, links: crawled.links, ...validatorsOf(crawled) });
       continue;
     }
-    const { page } = crawled;
+    const { markdown, stripped } = template.strip(crawled.page.markdown);
+    const page = { ...crawled.page, markdown };
+    contentRules[page.contentRule] = (contentRules[page.contentRule] ?? 0) + 1;
+    if (stripped) templateStripped += 1;
     let key = crawled.url;
     if (page.canonical) {
       // A canonical elsewhere (another host, file:///, a wrong folder) names nothing this crawl can vouch for.
@@ -272,6 +295,9 @@ export async function crawlSitePiece(db: D1Database, runId: string, options: Sit
     bytes: crawl.bytes,
     ...(options.only ? { gone } : {}),
     ...((crawl.stoppedBy ?? previous?.stoppedBy) ? { stoppedBy: crawl.stoppedBy ?? previous?.stoppedBy } : {}),
+    contentRules,
+    templateStripped,
+    template: template.toState(),
   };
   return { state, skipped, notes };
 }

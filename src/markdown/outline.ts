@@ -3,7 +3,7 @@
  * anchors are made, so the chunk ids search results link to (`uri#anchor`)
  * and the sections get_documents serves by name (`name#anchor`) always agree.
  */
-import { headingSlug, markdownLines, type MarkdownLine } from "../markdown/page.ts";
+import { headingSlug, markdownLines, type MarkdownLine } from "./page.ts";
 
 /** One heading of a page. */
 export interface OutlineHeading {
