@@ -196,7 +196,7 @@ export async function stagePages(
  * sitemap, a wrong branch, a login wall), not as a site that lost half its
  * pages: it fails and publishes nothing.
  */
-export const SHRINK_SHARE = 0.5;
+const SHRINK_SHARE = 0.5;
 
 /** The run read too little to prune by (SHRINK_SHARE); nothing was published. */
 class ShrinkRefusedError extends Error {
