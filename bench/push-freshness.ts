@@ -5,7 +5,9 @@
 // source's origin; each round commits a change to one page, sends GitHub's
 // signed push, and polls search until the new text is found.
 //
-//   node bench/push-freshness.ts [--pages 500] [--rounds 5]
+//   npm exec -- node bench/push-freshness.ts [--pages 500] [--rounds 5]
+//
+// (through npm, so the dev server's build step finds the project's Node)
 import { randomUUID } from "node:crypto";
 import { spawnSync } from "node:child_process";
 import { parseArgs } from "node:util";
