@@ -31,7 +31,7 @@ export async function ingestArchive(
   folder: string | undefined,
   connect: Connect,
   site: Site,
-  options: { prune: boolean; progress?: (line: string) => void },
+  options: { prune: boolean; refuseShrinking?: boolean; progress?: (line: string) => void },
 ): Promise<ArchiveIngestResult> {
   const started = performance.now();
   const archive = await readArchivePages(await openArchive(source), { path: folder, progress: options.progress });

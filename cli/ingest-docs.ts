@@ -66,6 +66,8 @@ export async function ingestPages(
   site: Site,
   options: {
     prune: boolean;
+    /** With prune: a run under half the pages it would replace fails instead (a source's refresh). */
+    refuseShrinking?: boolean;
     progress?: (line: string) => void;
     refuseEmpty?: string;
     /** Entries the reader passed over (links, FIFOs, …), reported beside the empty pages. */

@@ -20,7 +20,7 @@ export interface LlmsIngestResult extends DocsIngestResult {
  */
 export async function ingestLlms(
   url: string,
-  values: { "base-uri"?: string; "data-source"?: string; "skip-optional": boolean; prune: boolean; version?: SiteVersion },
+  values: { "base-uri"?: string; "data-source"?: string; "skip-optional": boolean; prune: boolean; refuseShrinking?: boolean; version?: SiteVersion },
   connect: Connect,
   progress?: (line: string) => void,
 ): Promise<LlmsIngestResult> {
@@ -32,7 +32,7 @@ export async function ingestLlms(
     const reasons = llms.skipped.slice(0, 5).map((page) => `\n  ${page.path}: ${page.reason}`).join("");
     throw new Error(`fetched no page from ${url} (${llms.skipped.length} links skipped); nothing was written${reasons}`);
   }
-  const result = await connect((db, embeddings) => ingestPages(db, llms.pages, site, { prune: values.prune, progress, refuseEmpty: url, embeddings }));
+  const result = await connect((db, embeddings) => ingestPages(db, llms.pages, site, { prune: values.prune, refuseShrinking: values.refuseShrinking, progress, refuseEmpty: url, embeddings }));
   return { ...result, llms, baseUri: site.baseUri, seconds: (performance.now() - started) / 1000 };
 }
 

@@ -1,10 +1,13 @@
-// npm run sources -- add|list|remove|refresh: the sources a deployed Almanac refreshes (issue 20).
+// npm run sources -- add|list|remove|refresh|hook: the sources a deployed Almanac refreshes (issue 20), and their webhooks (issue 38).
+import { existsSync, readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
+import { deriveHookSecret, hookKeyProblem, newHookSalt, setHookSalt } from "../src/sources/hook-secrets.ts";
+import { HOOK_PROVIDERS } from "../src/sources/hooks.ts";
 import { ingestSite } from "../src/documents/ingest/site-run.ts";
 import { ingestLlms } from "./ingest-llms.ts";
 import { ingestArchive } from "./ingest-archive.ts";
 import { addSource, listSources, parseInterval, removeSource, SOURCE_KINDS, type Source, type SourceKind, type SourceOptions } from "../src/sources/sources.ts";
-import { prunes, siteIngestOptions, siteOfSource, versionOf } from "../src/sources/read-source.ts";
+import { MIRROR, siteIngestOptions, siteOfSource, versionOf } from "../src/sources/read-source.ts";
 import { VERSION_OPTIONS, versionOption } from "./version-option.ts";
 import { runSource, type ReadResult } from "../src/sources/run.ts";
 import { withEnv } from "./env.ts";
@@ -20,13 +23,21 @@ const USAGE = `usage:
   npm run sources -- add <site|archive|llms> <URL> --name <name> [--every <30m|1h|1d>] [--version <label> [--current]] [ingest options]
   npm run sources -- list
   npm run sources -- remove <name>
-  npm run sources -- refresh <name>
+  npm run sources -- refresh <name> [--allow-shrink]
+  npm run sources -- hook <name> [--url <the server's public URL>]
 each with [--remote] [--persist-to <dir>]
 
 ingest options are those of npm run ingest -- <kind>: --base-uri, --data-source, --include,
 --exclude, --max-pages, --content-selector, --timeout (site); --path (archive); --skip-optional
-(llms); --prune. --every defaults to 1d. A new source is due at once: the deployed Worker's
-cron (every 15 minutes) refreshes due sources as Workflows; refresh runs one here and now.`;
+(llms). --every defaults to 1d. A new source is due at once: the deployed Worker's
+cron (every 15 minutes) refreshes due sources as Workflows; refresh runs one here and now.
+A run mirrors the origin: pages it no longer has are removed, unless the run read under half
+of the pages (then it fails; refresh --allow-shrink accepts it once).
+
+hook prints a new webhook secret for the source, once (the old one stops working), and its
+URLs for GitHub, GitLab and the generic signed form. The secret is derived from the Worker
+secret HOOK_KEY, read from the environment (or, locally, .dev.vars): give it the value of
+npx wrangler secret put HOOK_KEY (corpus/docs/keeping-sources-fresh.md).`;
 
 const OPTIONS = {
   name: { type: "string" },
@@ -41,6 +52,8 @@ const OPTIONS = {
   path: { type: "string" },
   "skip-optional": { type: "boolean" },
   prune: { type: "boolean" },
+  "allow-shrink": { type: "boolean" },
+  url: { type: "string" },
   ...VERSION_OPTIONS,
   remote: { type: "boolean", default: false },
   "persist-to": { type: "string", default: DEFAULT_STATE_DIR },
@@ -91,9 +104,20 @@ async function main(argv: string[]): Promise<void> {
       const source = await withEnv(env, (e) => {
         // Refused before the run is claimed when misconfigured (embeddings-vars.ts).
         const embeddings = cliSemanticSearch(embeddingsVars(e));
-        return runSource(e.DB, name, runId, (s) => read(s, e.DB, embeddings));
+        return runSource(e.DB, name, runId, (s) => read(s, e.DB, embeddings, values["allow-shrink"] === true));
       });
       return console.log(JSON.stringify(describe(source)));
+    }
+    case "hook": {
+      const [name] = rest;
+      if (!name) throw new Error("give the name of the source whose webhook secret to set");
+      const key = hookKey(values.remote);
+      const salt = newHookSalt();
+      if (!(await withEnv(env, (e) => setHookSalt(e.DB, name, salt, Date.now())))) throw new Error(`no source named "${name}"`);
+      const base = (values.url ?? `http://localhost:${process.env.PORT ?? "8787"}`).replace(/\/+$/, "");
+      const hooks = Object.fromEntries(HOOK_PROVIDERS.map((provider) => [provider, `${base}/sources/${encodeURIComponent(name)}/hooks/${provider}`]));
+      console.error(`the secret is shown this once; a new one (hook ${name} again) replaces it and the old one stops working`);
+      return console.log(JSON.stringify({ name, secret: await deriveHookSecret(key, name, salt), hooks }));
     }
     default:
       throw new UsageError(`unknown command "${command}"`);
@@ -101,12 +125,14 @@ async function main(argv: string[]): Promise<void> {
 }
 
 /** Reads and writes a source through the reader of its kind, with its stored ingest options (src/sources/read-source.ts), embedding its pages when hybrid retrieval is on. */
-async function read(source: Source, db: D1Database, embeddings: SemanticSearch | undefined): Promise<ReadResult> {
+async function read(source: Source, db: D1Database, embeddings: SemanticSearch | undefined, allowShrink: boolean): Promise<ReadResult> {
   const connect: Connect = (work) => work(db, embeddings);
   const options = source.options;
+  // A source mirrors its origin (read-source.ts); --allow-shrink lets one run remove more than half of its pages.
+  const mirror = { ...MIRROR, refuseShrinking: !allowShrink };
   if (source.kind === "site") {
     // As the Workflow does: a site failing more than 1 page in 10 publishes nothing.
-    const result = await embedSiteRun(db, await ingestSite(db, { ...siteIngestOptions(source, globalThis.fetch, userAgent()), refuseFailingSite: true }), embeddings);
+    const result = await embedSiteRun(db, await ingestSite(db, { ...siteIngestOptions(source, globalThis.fetch, userAgent()), ...mirror, refuseFailingSite: true }), embeddings);
     console.error(result.embedding ? `${describeSync(result)}, ${describeEmbedding(result.embedding)}` : describeSync(result));
     return result;
   }
@@ -114,10 +140,26 @@ async function read(source: Source, db: D1Database, embeddings: SemanticSearch |
   if (source.kind === "llms") {
     const base = typeof options["base-uri"] === "string" ? options["base-uri"] : undefined;
     const dataSource = typeof options["data-source"] === "string" ? options["data-source"] : undefined;
-    return ingestLlms(source.url, { "base-uri": base, "data-source": dataSource, "skip-optional": options["skip-optional"] === true, prune: prunes(source), ...(version ? { version } : {}) }, connect);
+    return ingestLlms(source.url, { "base-uri": base, "data-source": dataSource, "skip-optional": options["skip-optional"] === true, ...mirror, ...(version ? { version } : {}) }, connect);
   }
   const path = typeof options.path === "string" ? options.path : undefined;
-  return ingestArchive(source.url, path, connect, siteOfSource(source), { prune: prunes(source) });
+  return ingestArchive(source.url, path, connect, siteOfSource(source), mirror);
+}
+
+/**
+ * HOOK_KEY, the Worker secret webhook secrets are derived from: the
+ * environment's, else (local) the one in .dev.vars, which `npm start` gives
+ * the Worker. Refused, saying how to set it, when absent or short.
+ */
+function hookKey(remote: boolean): string {
+  const devVars = !remote && existsSync(".dev.vars") ? readFileSync(".dev.vars", "utf8") : "";
+  const key = process.env.HOOK_KEY ?? /^\s*HOOK_KEY\s*=\s*"?([^"\n]*)"?\s*$/m.exec(devVars)?.[1];
+  const problem = hookKeyProblem(key);
+  if (!problem && key) return key;
+  const where = remote
+    ? "set it once with npx wrangler secret put HOOK_KEY and give the same value here as the HOOK_KEY environment variable"
+    : "add HOOK_KEY=<at least 32 random characters, e.g. from openssl rand -hex 32> to .dev.vars and restart npm start";
+  throw new Error(`${problem}: ${where}`);
 }
 
 /** One line of `list`: what a deployer checks, times in RFC 3339. */
@@ -139,6 +181,11 @@ function describe(source: Source) {
     skipped: run?.skipped ?? 0,
     error: run?.error ?? null,
     nextDue: time(source.nextDue),
+    hookSetTime: time(source.hook?.setTime),
+    lastPushTime: time(source.lastPush?.time),
+    pagesRead: source.lastRunPages.read,
+    pagesWritten: source.lastRunPages.written,
+    pushToPublishedMs: source.lastRunPages.pushToPublishedMs,
   };
 }
 

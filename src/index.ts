@@ -12,6 +12,7 @@ import { restApi } from "./rest/routes.ts";
 import { llmsTxtSite } from "./web/llms-txt.ts";
 import { landingSite } from "./web/routes.tsx";
 import { sourcesSite } from "./web/sources.ts";
+import { sourceHooksSite } from "./web/source-hooks.ts";
 import { refreshDueSources, refreshesAll } from "./sources/cron.ts";
 import { SourceRefresh } from "./sources/refresh-workflow.ts";
 
@@ -25,6 +26,8 @@ app.notFound(notFound);
 app.use(serverTiming());
 
 app.get("/healthz", async (c) => c.json({ status: "ok", documents: await readOnce(c.env.DB, countDocuments) }));
+// A source's origin says it changed: POST /sources/<name>/hooks/<provider> (corpus/docs/keeping-sources-fresh.md).
+app.route("/", sourceHooksSite());
 app.route("/", mcpApi());
 app.route("/", restApi());
 // The landing page and its "Try it" panels; restBasePath is where the REST facade above is mounted.

@@ -20,9 +20,10 @@ export interface RefusalOptions {
    * The HTTP status, where HTTP has a more precise one than google.rpc.Code:
    * 413 for a body over the size limit (which Google calls INVALID_ARGUMENT),
    * 405 for a method a path does not serve (on /v1, status UNIMPLEMENTED, as
-   * grpc-gateway answers it; on /mcp, a method it does not serve), 414 for a URL over its limit.
+   * grpc-gateway answers it; on /mcp, a method it does not serve), 414 for a URL over its limit,
+   * 409 for a webhook delivery received before (a replay).
    */
-  httpStatus?: 405 | 413 | 414;
+  httpStatus?: 405 | 409 | 413 | 414;
   /**
    * The JSON-RPC error code, where JSON-RPC has a precise one (-32600 for a
    * message that is not valid JSON-RPC, -32602 for bad params); otherwise -32000.

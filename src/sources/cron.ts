@@ -8,6 +8,7 @@
 import { generationOf, STALE_RUN_MS, sweepGenerations } from "../documents/ingest/generations.ts";
 import { claimSource, dueSources, finishRun, listSources, releaseRun, type Source } from "./sources.ts";
 import type { RefreshParams } from "./refresh-workflow.ts";
+import { startPendingRun, sweepPushes } from "./pushes.ts";
 
 /** What one cron event did, by source name. */
 export interface CronReport {
@@ -47,6 +48,7 @@ export async function refreshDueSources(
     report.released.push({ name: source.name, why });
   }
   const sources = await listSources(db);
+  await sweepPushes(db, now);
   for (const source of options.all ? sources.filter((source) => source.runId === null) : dueSources(sources, now)) {
     // Workflow instance ids allow letters, digits, "-" and "_" (at most 64): a UUID, not the source's name.
     const runId = `run-${crypto.randomUUID()}`;
@@ -58,6 +60,12 @@ export async function refreshDueSources(
       const message = error instanceof Error ? error.message : String(error);
       await finishRun(db, source.name, runId, { outcome: "failed", error: `the refresh Workflow could not be started: ${message}` }, now);
     }
+  }
+  // Pushes still waiting (their run failed before taking them, or could not be started) get a run now.
+  for (const source of await listSources(db)) {
+    if (source.runId !== null) continue;
+    const started = await startPendingRun(db, workflow, source.name, now).catch(() => null);
+    if (started) report.started.push(source.name);
   }
   return report;
 }

@@ -4,6 +4,7 @@
 import { prepareSite, siteFor, type Site } from "../documents/ingest/prepare-pages.ts";
 import { stagePages } from "../documents/ingest/generations.ts";
 import { downloadArchive, readArchivePages } from "../readers/archive/archive.ts";
+import { documentNameForUri, PAGE_EXTENSION, pageUri } from "../documents/names.ts";
 import { READER_USER_AGENT } from "../readers/http.ts";
 import { readLlmsPages } from "../readers/llms-txt.ts";
 import type { CrawlLimits } from "../readers/site/crawl.ts";
@@ -26,10 +27,14 @@ export function versionOf(source: Source): SiteVersion | undefined {
   return label ? { label, current: options.current === true } : undefined;
 }
 
-/** Whether the source prunes: pages the source no longer has are removed. */
-export function prunes(source: Source): boolean {
-  return (source.options as StoredOptions).prune === true;
-}
+/**
+ * A registered source mirrors its origin (issue 38): every run removes the
+ * pages the origin no longer has, in the same publication as the rest of the
+ * run, and a run that reads under half the pages it would replace fails
+ * instead (SHRINK_SHARE in generations.ts). A stored `--prune` is no longer
+ * needed; `npm run ingest` keeps it as its own choice.
+ */
+export const MIRROR = { prune: true, refuseShrinking: true } as const;
 
 /** The site crawl a `site` source stands for. */
 export function siteIngestOptions(source: Source, fetcher: typeof fetch = platformFetch, userAgent = READER_USER_AGENT): SiteIngestOptions {
@@ -43,7 +48,7 @@ export function siteIngestOptions(source: Source, fetcher: typeof fetch = platfo
     baseUri: text(options, "base-uri"),
     dataSource: text(options, "data-source"),
     ...(version ? { version } : {}),
-    prune: prunes(source),
+    ...MIRROR,
     fetch: fetcher,
     userAgent,
     include: list(options, "include"),
@@ -70,7 +75,7 @@ export function baseUriOfSource(source: Source): string {
  * `runId` (one Workflow step: one download, or the llms.txt and its pages).
  * Throws a plain Error, staging nothing, when it holds no page.
  */
-export async function stageWholeSource(db: D1Database, runId: string, source: Source, fetcher: typeof fetch = platformFetch): Promise<{ skipped: number }> {
+export async function stageWholeSource(db: D1Database, runId: string, source: Source, fetcher: typeof fetch = platformFetch): Promise<{ skipped: number; read: number }> {
   const options = source.options as StoredOptions;
   const site = siteOfSource(source);
   const read =
@@ -82,5 +87,37 @@ export async function stageWholeSource(db: D1Database, runId: string, source: So
   if (documents.length === 0) throw new Error(`${source.url}: all ${read.pages.length} pages are empty after their front matter and site markup; nothing was written`);
   await stagePages(db, runId, site.baseUri, documents);
   const readSkipped = "skipped" in read && Array.isArray(read.skipped) ? read.skipped.length : 0;
-  return { skipped: skipped.length + readSkipped };
+  return { skipped: skipped.length + readSkipped, read: read.pages.length };
+}
+
+/**
+ * Reads only the pages of an archive source that a push changed (`paths`,
+ * the repository's own paths) and stages them as run `runId`: a page still
+ * in the archive is compared and staged when new or changed, one no longer
+ * there (or empty now) is returned in `remove`, to be removed by name when
+ * the run publishes. Paths outside the source's `--path` folder, or not
+ * pages, cost nothing. Every other entry of the archive is passed over unread.
+ */
+export async function stageChangedArchivePages(
+  db: D1Database,
+  runId: string,
+  source: Source,
+  paths: readonly string[],
+  fetcher: typeof fetch = platformFetch,
+): Promise<{ read: number; remove: string[]; skipped: number }> {
+  const folder = text(source.options as StoredOptions, "path")?.replace(/^\.?\/+|\/+$/g, "");
+  const wanted = new Set(
+    paths.flatMap((path) => {
+      const relative = !folder ? path : path.startsWith(`${folder}/`) ? path.slice(folder.length + 1) : "";
+      return relative !== "" && PAGE_EXTENSION.test(relative) ? [relative] : [];
+    }),
+  );
+  if (wanted.size === 0) return { read: 0, remove: [], skipped: 0 };
+  const site = siteOfSource(source);
+  const read = await readArchivePages(await downloadArchive(source.url, { fetch: fetcher }), { path: folder, only: wanted });
+  const { documents, skipped } = await prepareSite(read.pages, site);
+  const kept = new Set(documents.map((doc) => doc.path));
+  const remove = [...wanted].filter((path) => !kept.has(path)).map((path) => documentNameForUri(pageUri(site.baseUri, path)));
+  await stagePages(db, runId, site.baseUri, documents);
+  return { read: read.pages.length, remove, skipped: skipped.length + read.skipped.length };
 }

@@ -33,7 +33,8 @@ import { AbandonedRunError, abandonGeneration, beginGeneration, publishGeneratio
 import { beginSiteRun, crawlSitePiece, publishSiteRun, refuseFailingSite, type SiteRunState } from "../documents/ingest/site-run.ts";
 import { embedStoredPages, type EmbeddingPiece } from "../documents/ingest/embed-chunks.ts";
 import { semanticSearchFor } from "../embeddings/semantic-search.ts";
-import { baseUriOfSource, prunes, siteIngestOptions, siteOfSource, stageWholeSource } from "./read-source.ts";
+import { baseUriOfSource, MIRROR, siteIngestOptions, siteOfSource, stageChangedArchivePages, stageWholeSource } from "./read-source.ts";
+import { recordRunPages, startPendingRun, takePushes } from "./pushes.ts";
 import { claimSource, finishRun, getSource, type RunCounts, type Source } from "./sources.ts";
 
 /** What the cron passes an instance. */
@@ -57,9 +58,26 @@ export class SourceRefresh extends WorkflowEntrypoint<Env, RefreshParams> {
     const db = this.env.DB;
     try {
       const source = unwrap(await step.do("begin", STEP, () => settle(() => beginRun(db, name, runId))));
+      // The pushes waiting for a run (pushes.ts): a scheduled run takes them too, reading everything they changed.
+      const pushes = await step.do("take pushes", RECORD_STEP, () => takePushes(db, name, runId));
+      const paths = source.kind === "archive" ? pushes?.changes.paths : undefined;
       let skipped = 0;
-      if (source.kind === "site") {
-        const options = siteIngestOptions(source);
+      let read = 0;
+      let publishedAt: number;
+      if (paths) {
+        // Only what changed: the pushed paths are re-read from the archive, compared and staged; the rest is not read.
+        const changed = unwrap(await step.do("read changed", STEP, () => settle(() => stageChangedArchivePages(db, runId, source, paths))));
+        ({ skipped, read } = changed);
+        const site = siteOfSource(source);
+        publishedAt = unwrap(
+          await step.do("publish", STEP, () =>
+            settle(() => publishGeneration(db, runId, { baseUri: site.baseUri, site, prune: false, remove: changed.remove }).then(() => Date.now())),
+          ),
+        );
+      } else if (source.kind === "site") {
+        // A push naming URLs: those pages alone, conditionally; else the whole conditional re-crawl.
+        const urls = pushes?.changes.urls;
+        const options = { ...siteIngestOptions(source), ...(urls ? { only: urls } : {}) };
         let state: SiteRunState | undefined;
         for (let piece = 1; !state?.done; piece += 1) {
           const previous = state;
@@ -72,11 +90,12 @@ export class SourceRefresh extends WorkflowEntrypoint<Env, RefreshParams> {
         const crawled = state;
         refuseFailingSite(crawled);
         skipped = crawled.skipped;
-        unwrap(await step.do("publish", STEP, () => settle(() => publishSiteRun(db, runId, options, crawled).then(() => true))));
+        read = crawled.fetched;
+        publishedAt = unwrap(await step.do("publish", STEP, () => settle(() => publishSiteRun(db, runId, options, crawled).then(() => Date.now()))));
       } else {
         // An archive is one download and an llms.txt one file and its pages: read whole in one step.
-        skipped = unwrap(await step.do("read", STEP, () => settle(() => stageWholeSource(db, runId, source)))).skipped;
-        unwrap(await step.do("publish", STEP, () => settle(() => publishWholeSource(db, runId, source))));
+        ({ skipped, read } = unwrap(await step.do("read", STEP, () => settle(() => stageWholeSource(db, runId, source)))));
+        publishedAt = unwrap(await step.do("publish", STEP, () => settle(() => publishWholeSource(db, runId, source))));
       }
       // Hybrid retrieval on: the published pages' new and changed chunks get their vectors, a piece of pages per step.
       const semantic = semanticSearchFor(this.env);
@@ -93,19 +112,35 @@ export class SourceRefresh extends WorkflowEntrypoint<Env, RefreshParams> {
       return await step.do("record success", RECORD_STEP, async () => {
         const published = await publishedCounts(db, runId);
         const counts = { added: 0, updated: 0, unchanged: 0, removed: 0, ...published, skipped };
+        const written = counts.added + counts.updated + counts.removed;
+        await recordRunPages(db, name, runId, { read, written, pushToPublishedMs: pushes ? publishedAt - pushes.firstReceived : null });
         await finishRun(db, name, runId, { outcome: "succeeded", counts }, Date.now());
+        await this.startNextRun(name);
         return counts;
       });
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
       await step.do("record failure", RECORD_STEP, async () => {
         await abandonGeneration(db, runId);
+        await recordRunPages(db, name, runId, { read: null, written: null, pushToPublishedMs: null });
+        // Pushes that came meanwhile are left to the cron (cron.ts): a run failing before it took them would otherwise start itself again at once, for ever.
         await finishRun(db, name, runId, { outcome: "failed", error: message }, Date.now());
         return true;
       });
       // Handled (recorded): the instance ends errored with the same words the source shows.
       throw new Error(message);
     }
+  }
+
+  /**
+   * The pushes that came while this run went on start the next run now
+   * (pushes.ts); one that cannot be started is left to the cron. A retried
+   * record step finds the source held by that run and starts no other.
+   */
+  private async startNextRun(name: string): Promise<void> {
+    await startPendingRun(this.env.DB, this.env.SOURCE_REFRESH, name, Date.now()).catch((error: unknown) => {
+      console.error(`sources: ${name}: the run for the pushes that came meanwhile could not be started: ${error instanceof Error ? error.message : String(error)}`);
+    });
   }
 }
 
@@ -143,11 +178,11 @@ function withinStepResult(state: SiteRunState): SiteRunState {
   );
 }
 
-/** Publishes an archive or llms.txt run, its version recorded in the same transaction. */
-async function publishWholeSource(db: D1Database, runId: string, source: Source): Promise<true> {
+/** Publishes an archive or llms.txt run, its version recorded in the same transaction; returns when (epoch ms). */
+async function publishWholeSource(db: D1Database, runId: string, source: Source): Promise<number> {
   const site = siteOfSource(source);
-  await publishGeneration(db, runId, { baseUri: site.baseUri, site, prune: prunes(source) });
-  return true;
+  await publishGeneration(db, runId, { baseUri: site.baseUri, site, ...MIRROR });
+  return Date.now();
 }
 
 /** What a lost connection, an overloaded database or a timeout says: worth a step's retry. */

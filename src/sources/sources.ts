@@ -33,6 +33,12 @@ export interface Source {
   lastRun: (RunCounts & { outcome: RunOutcome; startTime: number | null; endTime: number | null; error: string | null }) | null;
   lastSuccessTime: number | null;
   nextDue: number;
+  /** The salt its webhook secret is derived from (hook-secrets.ts), and when it was set; null: no hook. Never shown. */
+  hook: { salt: string; setTime: number | null } | null;
+  /** The last verified push (issue 38). */
+  lastPush: { time: number; commit: string | null } | null;
+  /** Of the last run: pages read and written, and ms from the first push it took to its publication (null: no push). */
+  lastRunPages: { read: number | null; written: number | null; pushToPublishedMs: number | null };
 }
 
 interface SourceRow {
@@ -53,6 +59,13 @@ interface SourceRow {
   error: string | null;
   last_success_time: number | null;
   next_due: number;
+  hook_salt: string | null;
+  hook_set_time: number | null;
+  last_push_time: number | null;
+  last_push_commit: string | null;
+  pages_read: number | null;
+  pages_written: number | null;
+  push_to_published_ms: number | null;
 }
 
 const UNITS: Record<string, number> = { s: 1, m: 60, h: 3600, d: 86400 };
@@ -91,6 +104,9 @@ function fromRow(row: SourceRow): Source {
           },
     lastSuccessTime: row.last_success_time,
     nextDue: row.next_due,
+    hook: row.hook_salt === null ? null : { salt: row.hook_salt, setTime: row.hook_set_time },
+    lastPush: row.last_push_time === null ? null : { time: row.last_push_time, commit: row.last_push_commit },
+    lastRunPages: { read: row.pages_read, written: row.pages_written, pushToPublishedMs: row.push_to_published_ms },
   };
 }
 

@@ -22,6 +22,9 @@ export function statusOf(source: Source, pageCount: number | null) {
     pageCount,
     lastSuccessTime: time(source.lastSuccessTime),
     nextDue: time(source.nextDue),
+    // Whether pushes refresh it, never its secret or the salt it is derived from.
+    hook: source.hook ? { setTime: time(source.hook.setTime) } : null,
+    lastPush: source.lastPush && { time: time(source.lastPush.time), commit: source.lastPush.commit },
     lastRun: run && {
       outcome: run.outcome,
       startTime: time(run.startTime),
@@ -31,6 +34,11 @@ export function statusOf(source: Source, pageCount: number | null) {
       unchanged: run.unchanged,
       removed: run.removed,
       skipped: run.skipped,
+      // Pages whose text the run read, and pages it added, changed or removed.
+      pagesRead: source.lastRunPages.read,
+      pagesWritten: source.lastRunPages.written,
+      // From the first push the run took to its pages being published (null: a scheduled run).
+      pushToPublishedMs: source.lastRunPages.pushToPublishedMs,
       // Stored redacted; redacted again for rows written before that was so.
       error: run.error && redactUrlSecrets(run.error),
     },

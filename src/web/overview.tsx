@@ -130,7 +130,7 @@ const FreshnessCard: FC<{ sources: Outcome<SourceFreshness[]> }> = ({ sources })
           {sources.value.map((source) => (
             <SourceFacts source={source} />
           ))}
-          <p class="hint">Read again by this server on a schedule; other data sources change only when someone ingests them.</p>
+          <p class="hint">Read again by this server on a schedule, and at once when a source's origin pushes (a webhook); other data sources change only when someone ingests them.</p>
         </>
       ) : (
         <Unavailable message={sources.message} />
@@ -185,6 +185,21 @@ const SourceFacts: FC<{ source: SourceFreshness }> = ({ source }) => {
             <dt>Changes</dt>
             <dd class="counts">
               {count(run.added)} added, {count(run.updated)} updated, {count(run.unchanged)} unchanged, {count(run.removed)} removed, {count(run.skipped)} skipped
+              {run.pagesRead !== null && (
+                <>
+                  ; {count(run.pagesRead)} {run.pagesRead === 1 ? "page" : "pages"} read, {count(run.pagesWritten ?? 0)} written
+                </>
+              )}
+            </dd>
+          </>
+        )}
+        {source.lastPush && (
+          <>
+            <dt>Last push</dt>
+            <dd class="push">
+              {source.lastPush.time && <Time value={source.lastPush.time} />}
+              {source.lastPush.commit && <code> {source.lastPush.commit.slice(0, 12)}</code>}
+              {run?.pushToPublishedMs != null && <> — published {(run.pushToPublishedMs / 1000).toFixed(1)} s after the push</>}
             </dd>
           </>
         )}

@@ -7,6 +7,7 @@ import { env, introspectWorkflow } from "cloudflare:test";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { refreshDueSources } from "../../src/sources/cron.ts";
 import { addSource, getSource } from "../../src/sources/sources.ts";
+import { startPendingRun } from "../../src/sources/pushes.ts";
 import { PAGE_REQUESTS_PER_STEP } from "../../src/sources/refresh-workflow.ts";
 import { searchDocuments } from "../../src/documents/search/search-documents.ts";
 import { embedAllStoredPages } from "../../src/documents/ingest/embed-chunks.ts";
@@ -121,6 +122,62 @@ describe("the refresh Workflow", () => {
     expect(await refreshOnce("complete")).toEqual({ added: 0, updated: pages, unchanged: 0, removed: 1, skipped: 0 });
     expect((await searchDocuments(env.DB, { query: "Refreshwordone" })).results).toEqual([]);
     expect((await searchDocuments(env.DB, { query: "Refreshwordtwo page 7" })).results[0]?.parent).toBe("documents/refresh.test/docs/p7.html");
+  });
+
+  // The refresh check of issue 38: a source added without --prune, every page changed and one removed, reported
+  // "updated 30, removed 0", and the removed page stayed in search beside the new generation's pages.
+  it("mirrors its origin without --prune: a page the site no longer has goes in the same publication as the changed ones", async () => {
+    await addSource(env.DB, { name: "demo", kind: "site", url: `${ORIGIN}/docs/`, options: {}, every: 3600 }, Date.now());
+    serveSite(30, "one");
+    expect(await refreshOnce("complete")).toMatchObject({ added: 31, removed: 0 });
+    vi.restoreAllMocks();
+    serveSite(29, "two");
+    await makeDue();
+    expect(await refreshOnce("complete")).toEqual({ added: 0, updated: 30, unchanged: 0, removed: 1, skipped: 0 });
+    expect((await searchDocuments(env.DB, { query: "Refreshwordone" })).results).toEqual([]);
+    const hits = await searchDocuments(env.DB, { query: "Refreshwordtwo text of page", pageSize: 20 });
+    expect(hits.results.some((hit) => hit.parent === "documents/refresh.test/docs/p29.html")).toBe(false);
+    expect(await env.DB.prepare("SELECT count(*) AS n FROM documents WHERE base_uri = ?1").bind(`${ORIGIN}/docs`).first("n")).toBe(30);
+  });
+
+  it("a run that reads under half the pages it would replace fails with the reason and removes nothing", async () => {
+    await addSource(env.DB, { name: "demo", kind: "site", url: `${ORIGIN}/docs/`, options: {}, every: 3600 }, Date.now());
+    serveSite(30, "one");
+    await refreshOnce("complete");
+    vi.restoreAllMocks();
+    // The index lists 10 pages now: 11 read of 31.
+    serveSite(10, "one");
+    await makeDue();
+    const error = (await refreshOnce("errored")) as { message: string };
+    expect(error.message).toMatch(/the run read 11 pages where the source had 31, under 50%: taken as a broken origin.*nothing was published/);
+    expect(await getSource(env.DB, "demo")).toMatchObject({ runId: null, lastRun: { outcome: "failed", error: expect.stringMatching(/--allow-shrink/) } });
+    expect(await env.DB.prepare("SELECT count(*) AS n FROM documents WHERE base_uri = ?1").bind(`${ORIGIN}/docs`).first("n")).toBe(31);
+  });
+
+  it("a push naming URLs reads only those pages: a changed one is replaced, a gone one removed, the rest neither read nor pruned", async () => {
+    await addSource(env.DB, { name: "demo", kind: "site", url: `${ORIGIN}/docs/`, options: {}, every: 3600 }, Date.now());
+    serveSite(10, "one");
+    await refreshOnce("complete");
+    vi.restoreAllMocks();
+    // Every page's text changes and p9 is gone, but the push names p3 and p9 only.
+    const fetch = serveSite(9, "two");
+    await env.DB.prepare("INSERT INTO source_pushes (source, received_time, provider, changes) VALUES ('demo', ?1, 'signed', ?2)")
+      .bind(Date.now(), JSON.stringify({ urls: [`${ORIGIN}/docs/p3.html`, `${ORIGIN}/docs/p9.html`] }))
+      .run();
+    const introspector = await introspectWorkflow(env.SOURCE_REFRESH);
+    try {
+      expect(await startPendingRun(env.DB, env.SOURCE_REFRESH, "demo", Date.now())).toMatch(/^run-/);
+      const [instance] = await introspector.get();
+      await instance!.waitForStatus("complete");
+      expect(await instance!.getOutput()).toEqual({ added: 0, updated: 1, unchanged: 0, removed: 1, skipped: 1 });
+    } finally {
+      await introspector.dispose();
+    }
+    const paths = fetch.mock.calls.map(([input]) => new URL(String(input instanceof Request ? input.url : input)).pathname);
+    expect(paths.sort()).toEqual(["/docs/p3.html", "/docs/p9.html", "/robots.txt"]);
+    expect(await getSource(env.DB, "demo")).toMatchObject({ lastRunPages: { read: 1, written: 2, pushToPublishedMs: expect.any(Number) } });
+    expect((await searchDocuments(env.DB, { query: "Refreshwordtwo" })).results.map((hit) => hit.parent)).toEqual(["documents/refresh.test/docs/p3.html"]);
+    expect(await env.DB.prepare("SELECT count(*) AS n FROM documents WHERE base_uri = ?1").bind(`${ORIGIN}/docs`).first("n")).toBe(10);
   });
 
   it("a site answering 500s half way fails the run with the reason and leaves the previous pages served; the next run succeeds", async () => {

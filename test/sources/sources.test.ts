@@ -112,6 +112,8 @@ describe("GET /sources", () => {
           pageCount: 0,
           lastSuccessTime: null,
           nextDue: new Date(NOW + 1000 + 3600_000).toISOString(),
+          hook: null,
+          lastPush: null,
           lastRun: {
             outcome: "failed",
             startTime: new Date(NOW).toISOString(),
@@ -121,6 +123,9 @@ describe("GET /sources", () => {
             unchanged: 0,
             removed: 0,
             skipped: 0,
+            pagesRead: null,
+            pagesWritten: null,
+            pushToPublishedMs: null,
             error: "HTTP 500 from http://docs.example.test/docs/b",
           },
         },

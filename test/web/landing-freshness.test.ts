@@ -2,6 +2,8 @@
 import { env } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
 import { addSource, claimSource, finishRun } from "../../src/sources/sources.ts";
+import { setHookSalt } from "../../src/sources/hook-secrets.ts";
+import { recordRunPages } from "../../src/sources/pushes.ts";
 import { loadCorpus } from "../support/corpus.ts";
 import { attributes, getPage, text, texts, visitor } from "../support/landing-page.ts";
 
@@ -103,5 +105,27 @@ describe("Refreshed sources on the landing page", () => {
     // Nothing of a source's URL or options, which may carry credentials, reaches the page.
     expect(html).toContain("wiki.example.com");
     for (const secret of SECRETS) expect(html, secret).not.toContain(secret);
+  });
+
+  it("shows a pushed source's last push, the pages its run read and wrote, and push to published, never its hook's salt", async () => {
+    await addSource(env.DB, { name: "pushed", kind: "archive", url: "https://git.example.com/acme/docs/archive/refs/heads/main.tar.gz", every: HOUR }, START - 1000);
+    await setHookSalt(env.DB, "pushed", "SALTSECRET", START - 500);
+    await env.DB.prepare("UPDATE sources SET last_push_time = ?1, last_push_commit = 'c0ffee0123456789' WHERE name = 'pushed'").bind(START).run();
+    await claimSource(env.DB, "pushed", "run-4", START);
+    await recordRunPages(env.DB, "pushed", "run-4", { read: 1, written: 1, pushToPublishedMs: 640 });
+    await finishRun(env.DB, "pushed", "run-4", { outcome: "succeeded", counts: { added: 0, updated: 1, unchanged: 0, removed: 0, skipped: 0 } }, START + 1000);
+    const { html } = await getPage("/", visitor("198.51.100.42"));
+    expect(await facts(html, "pushed")).toMatchObject({
+      Changes: "0 added, 1 updated, 0 unchanged, 0 removed, 0 skipped; 1 page read, 1 written",
+      "Last push": "2026-12-01 22:00 UTC c0ffee012345 — published 0.6 s after the push",
+    });
+    const answer = (await getPage("/sources")).html;
+    expect(JSON.parse(answer).sources.find((source: { name: string }) => source.name === "pushed")).toMatchObject({
+      hook: { setTime: "2026-12-01T21:59:59.500Z" },
+      lastPush: { time: "2026-12-01T22:00:00.000Z", commit: "c0ffee0123456789" },
+      lastRun: { pagesRead: 1, pagesWritten: 1, pushToPublishedMs: 640 },
+    });
+    expect(html).not.toContain("SALTSECRET");
+    expect(answer).not.toContain("SALTSECRET");
   });
 });

@@ -190,11 +190,35 @@ export async function stagePages(
   return report;
 }
 
+/**
+ * A mirroring run (a source's refresh) whose manifest holds under this share
+ * of the pages it would replace is taken as a broken origin (an emptied
+ * sitemap, a wrong branch, a login wall), not as a site that lost half its
+ * pages: it fails and publishes nothing.
+ */
+const SHRINK_SHARE = 0.5;
+
+/** The run read too little to prune by (SHRINK_SHARE); nothing was published. */
+class ShrinkRefusedError extends Error {
+  constructor(read: number, before: number) {
+    super(
+      `the run read ${read} pages where the source had ${before}, under ${SHRINK_SHARE * 100}%: taken as a broken origin, not as a source that lost ` +
+        `${before - read} pages; nothing was published and the previous pages are still served. If the origin really lost them, ` +
+        "run npm run sources -- refresh <name> --allow-shrink once",
+    );
+    this.name = "ShrinkRefusedError";
+  }
+}
+
 /** What publishing does beyond the staged pages. */
 export interface PublishOptions {
   baseUri: string;
   /** Remove the base URI's pages that are not in the run's manifest. */
   prune: boolean;
+  /** With prune: refuse to publish (ShrinkRefusedError) a manifest under SHRINK_SHARE of the pages the base URI has now. */
+  refuseShrinking?: boolean;
+  /** Pages removed by name, whatever the manifest (a push's deleted files): an incremental run names what it removes. */
+  remove?: readonly string[];
   /** With prune: only pages of this version label are candidates for removal (remove-version). */
   pruneVersion?: string;
   /** The Site the pages were prepared for: a versioned one's version is recorded (made current with `--current`) in the same transaction. */
@@ -225,6 +249,15 @@ export async function publishGeneration(db: D1Database, id: string, options: Pub
       db.prepare(`SELECT name FROM documents WHERE ${notInRun} ORDER BY name`).bind(id, options.baseUri, version).all<{ name: string }>(),
     );
     report.removed = results.map((row) => row.name);
+    // The pages the base URI has now: the run's unchanged and updated ones, and those it would remove.
+    const before = report.unchanged.length + report.updated.length + report.removed.length;
+    if (options.refuseShrinking && pages.length < SHRINK_SHARE * before) throw new ShrinkRefusedError(pages.length, before);
+  }
+  const staged = new Set(pages.map((page) => page.name));
+  const named = (options.remove ?? []).filter((name) => !staged.has(name));
+  if (named.length > 0) {
+    const live = await liveHashes(db, options.baseUri, named);
+    report.removed = [...new Set([...report.removed, ...named.filter((name) => live.has(name))])].sort();
   }
   const range = await withRetries(() =>
     db.prepare("SELECT MIN(rowid) AS first, MAX(rowid) AS last FROM staged_chunks WHERE generation = ?1").bind(id).first<{ first: number | null; last: number | null }>(),
@@ -237,6 +270,14 @@ export async function publishGeneration(db: D1Database, id: string, options: Pub
     statements.push(
       db.prepare(`DELETE FROM chunks WHERE document_name IN (SELECT name FROM documents WHERE ${notInRun})`).bind(id, options.baseUri, version),
       db.prepare(`DELETE FROM documents WHERE ${notInRun}`).bind(id, options.baseUri, version),
+    );
+  }
+  for (let i = 0; i < named.length; i += NAMES_PER_LOOKUP) {
+    const batch = named.slice(i, i + NAMES_PER_LOOKUP);
+    const placeholders = batch.map((_, j) => `?${j + 2}`).join(", ");
+    statements.push(
+      db.prepare(`DELETE FROM chunks WHERE document_name IN (SELECT name FROM documents WHERE base_uri = ?1 AND name IN (${placeholders}))`).bind(options.baseUri, ...batch),
+      db.prepare(`DELETE FROM documents WHERE base_uri = ?1 AND name IN (${placeholders})`).bind(options.baseUri, ...batch),
     );
   }
   statements.push(

@@ -27,6 +27,14 @@ export interface SiteIngestOptions extends Pick<CrawlOptions, "start" | "fetch" 
   /** `--version` / `--current`: the crawled pages are this version of their data source (src/documents/versions.ts). */
   version?: SiteVersion;
   prune: boolean;
+  /** With prune: a run that read under half the pages it would replace fails instead (generations.ts, SHRINK_SHARE). */
+  refuseShrinking?: boolean;
+  /**
+   * Read only these page URLs (a push naming what changed): no sitemap, no
+   * link followed, nothing pruned; a page among them that answers 404 or 410
+   * is removed.
+   */
+  only?: readonly string[];
   /**
    * An unattended run (a source's refresh) publishes nothing when the site
    * fails more than FAILING_SITE_SHARE of the pages asked for; a person
@@ -122,6 +130,8 @@ export interface SiteRunState {
   firstSkipped: SkippedUrl[];
   /** The first few failures, for a run that found the site failing. */
   firstFailed: SkippedUrl[];
+  /** Stored pages the site says are gone (404, 410): removed by name when the run reads only some URLs (`only`). */
+  gone?: string[];
   requests: number;
   bytes: number;
   stoppedBy?: string;
@@ -182,6 +192,7 @@ export async function crawlSitePiece(db: D1Database, runId: string, options: Sit
     validators: new Map([...known].map(([url, row]) => [url, row.validator])),
     onProgress: options.onProgress,
     ...(previous?.crawl ? { resume: previous.crawl } : {}),
+    ...(options.only ? { only: options.only } : {}),
     ...(requestBudget !== undefined ? { requestBudget } : {}),
   });
 
@@ -259,9 +270,11 @@ export async function crawlSitePiece(db: D1Database, runId: string, options: Sit
     validators.push({ url: crawled.url, name, links: crawled.links, ...validatorsOf(crawled) });
   }
   // Pages that failed for now say nothing about what the site no longer has: they are kept.
+  const gone: string[] = [...(previous?.gone ?? [])];
   for (const skip of crawl.skipped) {
     const name = known.get(skip.url)?.name;
     if (name && !skip.gone) keep.push(name);
+    if (name && skip.gone) gone.push(name);
   }
   if (documents.length + keep.length > 0) options.onProgress?.(`staging ${documents.length} pages (${keep.length} unchanged kept)`);
   await stagePages(db, runId, site.baseUri, documents, { keep, validators, onProgress: options.onWriteProgress });
@@ -280,6 +293,7 @@ export async function crawlSitePiece(db: D1Database, runId: string, options: Sit
     firstSkipped: [...before.firstSkipped, ...skipped].slice(0, FIRST_SKIPPED_KEPT),
     requests: crawl.requests,
     bytes: crawl.bytes,
+    ...(options.only ? { gone } : {}),
     ...((crawl.stoppedBy ?? previous?.stoppedBy) ? { stoppedBy: crawl.stoppedBy ?? previous?.stoppedBy } : {}),
     contentRules,
     templateStripped,
@@ -300,13 +314,22 @@ export async function publishSiteRun(
   options: SiteIngestOptions,
   state: SiteRunState,
 ): Promise<SyncReport & { pruneRefused?: string }> {
+  const site = siteOfRun(options);
+  if (options.only) {
+    // Only the named pages: the rest of the site is neither read nor pruned.
+    return publishGeneration(db, runId, { baseUri: site.baseUri, site, prune: false, remove: state.gone ?? [] });
+  }
   if (state.fetched + state.notModified === 0) {
     const reasons = state.firstSkipped.map((skip) => `${skip.url}: ${skip.reason}`);
     throw new Error(`fetched no page from ${options.start}, nothing was written${reasons.length > 0 ? `:\n  ${reasons.join("\n  ")}` : ""}`);
   }
-  const site = siteOfRun(options);
   const pruneRefused = options.prune && state.stoppedBy ? `the crawl stopped at ${state.stoppedBy}, so pages it did not reach were kept` : undefined;
-  const report = await publishGeneration(db, runId, { baseUri: site.baseUri, site, prune: options.prune && !pruneRefused });
+  const report = await publishGeneration(db, runId, {
+    baseUri: site.baseUri,
+    site,
+    prune: options.prune && !pruneRefused,
+    refuseShrinking: options.refuseShrinking,
+  });
   return { ...report, ...(pruneRefused ? { pruneRefused } : {}) };
 }
 

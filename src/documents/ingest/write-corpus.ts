@@ -55,6 +55,8 @@ export async function syncDocuments(
 /** How syncDocuments writes. */
 export interface SyncOptions {
   prune: boolean;
+  /** With prune: a run under half the pages it would replace fails instead (generations.ts, SHRINK_SHARE). */
+  refuseShrinking?: boolean;
   now?: Date;
   onProgress?: (progress: WriteProgress) => void;
   /** Pages the source still has but did not send again (a crawl's 304s): reported unchanged, never pruned. */
@@ -94,7 +96,7 @@ async function writeGeneration(
   db: D1Database,
   baseUri: string,
   documents: readonly PreparedDocument[],
-  options: Pick<SyncOptions, "prune" | "now" | "onProgress" | "keep" | "validators" | "runId"> & {
+  options: Pick<SyncOptions, "prune" | "refuseShrinking" | "now" | "onProgress" | "keep" | "validators" | "runId"> & {
     pruneVersion?: string;
     site?: Site;
     alongside?: D1PreparedStatement[];
@@ -116,6 +118,7 @@ async function writeGeneration(
     return await publishGeneration(db, id, {
       baseUri,
       prune: options.prune,
+      refuseShrinking: options.refuseShrinking,
       pruneVersion: options.pruneVersion,
       site: options.site,
       alongside: options.alongside,

@@ -60,6 +60,12 @@ export interface ArchiveReadOptions {
   /** A folder inside the archive (after its top folder) whose pages alone are read. */
   path?: string;
   limits?: ArchiveLimits;
+  /**
+   * Only these pages (paths relative to `path`, as the pages are returned):
+   * every other entry is passed over unread, so a push that changed one page
+   * costs one page's read (src/sources/read-source.ts).
+   */
+  only?: ReadonlySet<string>;
   /** Called every few thousand entries with a line a person can read. */
   progress?: (line: string) => void;
 }
@@ -83,6 +89,9 @@ const mib = (bytes: number) => (bytes < MiB ? `${bytes} bytes` : `${(bytes / MiB
 export async function readArchivePages(body: ReadableStream<Uint8Array>, options: ArchiveReadOptions = {}): Promise<ArchivePages> {
   const limits = options.limits ?? DEFAULT_ARCHIVE_LIMITS;
   const folder = options.path === undefined ? "" : checkFolder(options.path);
+  // The top folder is known only at the end: an entry is wanted when its path, or its path past the first folder, is a wanted one.
+  const wanted = options.only && new Set([...options.only].map((page) => (folder === "" ? page : `${folder}/${page}`)));
+  const isWanted = (path: string) => !wanted || wanted.has(path) || wanted.has(path.slice(path.indexOf("/") + 1));
   const kept: { path: string; bytes: Uint8Array }[] = [];
   const skipped: { path: string; reason: string }[] = [];
   const firstSegments = new Set<string>();
@@ -120,7 +129,7 @@ export async function readArchivePages(body: ReadableStream<Uint8Array>, options
           if (PAGE_EXTENSION.test(path)) skipped.push({ path, reason: "not a regular file (a device or FIFO)" });
           return "skip";
         }
-        if (!PAGE_EXTENSION.test(path)) return "skip";
+        if (!PAGE_EXTENSION.test(path) || !isWanted(path)) return "skip";
         if (entry.size > limits.maxPageBytes) {
           skipped.push({ path, reason: `${mib(entry.size)}, over the page cap of ${mib(limits.maxPageBytes)}` });
           return "skip";
@@ -155,7 +164,7 @@ export async function readArchivePages(body: ReadableStream<Uint8Array>, options
   const pages: ArchivePages["pages"] = [];
   for (const { path, bytes } of kept) {
     const relative = under(strip(path));
-    if (relative !== undefined && relative !== "") pages.push({ path: relative, text: decoder.decode(bytes) });
+    if (relative !== undefined && relative !== "" && (!options.only || options.only.has(relative))) pages.push({ path: relative, text: decoder.decode(bytes) });
   }
   pages.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
   const skippedHere = skipped.flatMap(({ path, reason }) => {

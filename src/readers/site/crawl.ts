@@ -106,6 +106,12 @@ export interface CrawlOptions {
   /** Carry on from a previous call's `state`: no robots.txt or sitemap requests, only the queue. */
   resume?: CrawlState;
   /**
+   * Read exactly these pages (a push naming the URLs it changed): robots.txt
+   * is read, but no sitemap or start page, and no link is followed. Give it
+   * again with `resume`.
+   */
+  only?: readonly string[];
+  /**
    * Page requests this call may start, redirect hops included (at least 1).
    * When it is reached no new page is taken; pages in flight finish, so their
    * redirect hops may pass it by up to concurrency × maxRedirects. Absent: no limit.
@@ -173,7 +179,7 @@ export async function crawlSite(options: CrawlOptions): Promise<CrawlResult> {
       return;
     }
     result.pages.push(outcome.page);
-    if (result.source === "links") for (const link of outcome.page.links) frontier.add(link, false);
+    if (result.source === "links" && !options.only) for (const link of outcome.page.links) frontier.add(link, false);
     if (options.onProgress && result.pages.length % PROGRESS_EVERY === 0) {
       options.onProgress(`read ${result.pages.length} pages (${queue.size} queued, ${formatBytes(client.bytes)})`);
     }
@@ -215,7 +221,9 @@ export async function crawlSite(options: CrawlOptions): Promise<CrawlResult> {
   };
 
   try {
-    if (!resume) {
+    if (!resume && options.only) {
+      for (const url of options.only) frontier.add(url, true);
+    } else if (!resume) {
       const sitemaps = await readSitemaps(scope, robots, limits.maxSitemaps, client);
       result.skipped.push(...sitemaps.skipped);
       if (sitemaps.pages.length > 0) result.source = "sitemap";
