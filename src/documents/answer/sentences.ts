@@ -1,7 +1,6 @@
 // The prose of retrieved chunks, cut into the sentences an extractive answer is made of.
 import { markdownLines } from "../../markdown/page.ts";
 import { stemsOf, type RankedCandidate } from "../search/rank.ts";
-import type { SentenceFeatures } from "./sentence-model.ts";
 
 /** A "sentence" longer than this is a paragraph without full stops (a generated list, a wall of text): not answer material. */
 const MAX_SENTENCE_CHARS = 1200;
@@ -22,12 +21,10 @@ export interface Sentence {
   order: number;
   /** The sentence ends its paragraph, so a code block right after it belongs to it. */
   endsParagraph: boolean;
+  /** The rarity-weighted share of the question it covers (passage.ts scoreSentences). */
+  coverage: number;
+  /** How well it answers: its coverage, weighed by its chunk's rank and its form. */
   score: number;
-  /** The score without centrality: how directly the sentence speaks to the question's words. */
-  leadScore: number;
-  /** How likely it states what was asked, by the fitted sentence model (sentence-model.ts), and what the model read. */
-  likelihood: number;
-  features?: SentenceFeatures;
 }
 
 /**
@@ -90,9 +87,8 @@ export function sentencesOf(hit: RankedCandidate, shape: { procedural: boolean }
           paragraph,
           order: sentences.length,
           endsParagraph: index === texts.length - 1,
+          coverage: 0,
           score: 0,
-          leadScore: 0,
-          likelihood: 0,
         });
       });
     }

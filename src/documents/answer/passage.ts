@@ -1,0 +1,113 @@
+// Which passage answers the question: the section (a retrieved chunk: a heading and its
+// paragraphs) whose sentence speaks to the question best, and the contiguous run of its
+// sentences around that sentence.
+import type { RankedCandidate, WeightedTerm } from "../search/rank.ts";
+import type { Sentence } from "./sentences.ts";
+
+/** The weights of passage choice (see DEFAULT_ANSWERING in answer-query.ts for each one's reason). */
+export interface PassageWeights {
+  readonly concreteBonus: number;
+  readonly passageChars: number;
+  readonly contextChars: number;
+}
+
+/** A contiguous run of one section's sentences, the one that answers among them. */
+export interface Passage {
+  hit: RankedCandidate;
+  sentences: Sentence[];
+  /** The sentence that answers (the best-scoring one). */
+  anchor: Sentence;
+}
+
+/**
+ * A sentence's score: the rarity-weighted share of the question it covers
+ * (a word only in its section heading, or only in the code it introduces,
+ * counts half: the heading sets the topic), times how well its chunk ranked.
+ * Questions in the docs ("Ask: how does X work?") restate the query and
+ * answer nothing; a list item starting in lower case is a fragment of the
+ * sentence above it; a sentence naming something concrete (code, a number, a
+ * flag) is more often the answer than one restating the question.
+ */
+export function scoreSentences(sentences: readonly Sentence[], terms: readonly WeightedTerm[], hits: readonly RankedCandidate[], weights: PassageWeights): void {
+  const total = terms.reduce((sum, term) => sum + term.weight, 0) || 1;
+  const topScore = hits[0]?.score || 1;
+  for (const sentence of sentences) {
+    let covered = 0;
+    for (const term of terms) {
+      if (sentence.stems.has(term.stem)) covered += term.weight;
+      else if (sentence.headingStems.has(term.stem) || sentence.codeStems?.has(term.stem)) covered += 0.5 * term.weight;
+    }
+    sentence.coverage = covered / total;
+    const chunkPrior = Math.sqrt(Math.max(0.05, sentence.hit.score / topScore));
+    const lengthPenalty = sentence.text.length > 400 ? 0.7 : 1;
+    const questionPenalty = sentence.text.endsWith("?") ? 0.3 : 1;
+    const fragmentPenalty = /^\p{Ll}/u.test(sentence.text) ? 0.6 : 1;
+    const concreteBonus = sentence.code || /`[^`]+`|\d/.test(sentence.text) ? weights.concreteBonus : 1;
+    sentence.score = sentence.coverage * chunkPrior * lengthPenalty * questionPenalty * fragmentPenalty * concreteBonus;
+  }
+}
+
+/**
+ * The passage that answers: the best sentence (its section is the one that
+ * answers), the start of its paragraph when that is near (the sentences it
+ * needs before it), the sentence introducing it when it is an item of a list
+ * ("The options are:"), then the sentences after it in its section while the
+ * passage stays under `passageChars`. A how-to question also gets the code
+ * sample the passage introduces, or the one that follows it in the section.
+ * A sentence the passage already holds (or one word for word alike) is left
+ * out: sites repeat their boilerplate.
+ */
+export function choosePassage(sentences: readonly Sentence[], procedural: boolean, weights: PassageWeights): Passage | null {
+  let anchor: Sentence | undefined;
+  for (const sentence of sentences) if (sentence.score > 0 && (!anchor || sentence.score > anchor.score)) anchor = sentence;
+  if (!anchor) return null;
+  const section = sentences.filter((sentence) => sentence.hit === anchor.hit);
+  const at = section.indexOf(anchor);
+  let start = at;
+  let before = 0;
+  while (start > 0) {
+    const previous = section[start - 1] as Sentence;
+    if (previous.paragraph !== anchor.paragraph || previous.code || before + previous.text.length > weights.contextChars) break;
+    before += previous.text.length;
+    start -= 1;
+  }
+  // A list item or a sentence after "For example:" needs what introduces it.
+  const opener = section[start - 1];
+  if (opener && opener.text.endsWith(":") && !opener.code) start -= 1;
+  const chosen: Sentence[] = [];
+  const lengthOf = () => chosen.reduce((sum, sentence) => sum + sentence.text.length + (sentence.code?.length ?? 0), 0);
+  const add = (sentence: Sentence) => {
+    if (!chosen.some((picked) => alike(picked, sentence))) chosen.push(sentence);
+  };
+  for (let index = start; index <= at; index += 1) add(section[index] as Sentence);
+  let end = at + 1;
+  for (; end < section.length; end += 1) {
+    const next = section[end] as Sentence;
+    const last = chosen[chosen.length - 1];
+    // What a sentence ending in ":" introduces comes with it, whatever the length.
+    const introduced = last?.text.endsWith(":") && !last.code;
+    if (!introduced && lengthOf() + next.text.length + (next.code?.length ?? 0) > weights.passageChars) break;
+    add(next);
+  }
+  if (procedural && !chosen.some((sentence) => sentence.code)) {
+    // The code sample that shows how: the next one in the section, with the sentences that lead to it.
+    const shows = section.findIndex((sentence, index) => index >= end && sentence.code !== undefined);
+    if (shows !== -1 && section.slice(end, shows + 1).reduce((sum, sentence) => sum + sentence.text.length + (sentence.code?.length ?? 0), lengthOf()) <= 2 * weights.passageChars) {
+      for (let index = end; index <= shows; index += 1) add(section[index] as Sentence);
+    }
+  }
+  return { hit: anchor.hit, sentences: chosen, anchor };
+}
+
+/** Word for word alike: the same words, or all but a few of them (a site's boilerplate with one link changed). */
+function alike(a: Sentence, b: Sentence): boolean {
+  if (normalised(a.text) === normalised(b.text)) return true;
+  let shared = 0;
+  for (const word of a.stems) if (b.stems.has(word)) shared += 1;
+  const union = a.stems.size + b.stems.size - shared;
+  return union >= 6 && shared / union >= 0.9;
+}
+
+function normalised(text: string): string {
+  return text.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, " ").trim();
+}
