@@ -142,10 +142,15 @@ function leadPage(answer: Pick<Answer, "references" | "citations">): string {
   return index === undefined ? "" : (answer.references[index] ?? "");
 }
 
-/** Whether a sentence of `text` (20 characters or more) appears in it twice, case, spacing and punctuation aside. */
+/**
+ * Whether a sentence of `text` (20 characters or more, code blocks aside: two
+ * code samples may share a line) appears in it twice, case, spacing and
+ * punctuation aside.
+ */
 export function repeatsASentence(text: string): boolean {
   const seen = new Set<string>();
-  for (const sentence of text.split(/(?<=[.!?:])\s+|\n+/)) {
+  const prose = text.replace(/^(`{3,}|~{3,})[^\n]*\n[\s\S]*?^\1\s*$/gm, "");
+  for (const sentence of prose.split(/(?<=[.!?])\s+|\n+/)) {
     const key = sentence.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, " ").trim();
     if (key.length < 20) continue;
     if (seen.has(key)) return true;

@@ -6,7 +6,8 @@ import type { Sentence } from "./sentences.ts";
 
 /** The weights of passage choice (see DEFAULT_ANSWERING in answer-query.ts for each one's reason). */
 export interface PassageWeights {
-  readonly concreteBonus: number;
+  readonly chunkRank: number;
+  readonly chunkCoverage: number;
   readonly passageChars: number;
   readonly contextChars: number;
 }
@@ -22,11 +23,12 @@ export interface Passage {
 /**
  * A sentence's score: the rarity-weighted share of the question it covers
  * (a word only in its section heading, or only in the code it introduces,
- * counts half: the heading sets the topic), times how well its chunk ranked.
+ * counts half: the heading sets the topic), times how well its section
+ * ranked and how much of the question the section covers as a whole.
  * Questions in the docs ("Ask: how does X work?") restate the query and
  * answer nothing; a list item starting in lower case is a fragment of the
- * sentence above it; a sentence naming something concrete (code, a number, a
- * flag) is more often the answer than one restating the question.
+ * sentence above it; a "sentence" over 400 characters is a paragraph
+ * without full stops.
  */
 export function scoreSentences(sentences: readonly Sentence[], terms: readonly WeightedTerm[], hits: readonly RankedCandidate[], weights: PassageWeights): void {
   const total = terms.reduce((sum, term) => sum + term.weight, 0) || 1;
@@ -38,23 +40,21 @@ export function scoreSentences(sentences: readonly Sentence[], terms: readonly W
       else if (sentence.headingStems.has(term.stem) || sentence.codeStems?.has(term.stem)) covered += 0.5 * term.weight;
     }
     sentence.coverage = covered / total;
-    const chunkPrior = Math.sqrt(Math.max(0.05, sentence.hit.score / topScore));
-    const lengthPenalty = sentence.text.length > 400 ? 0.7 : 1;
-    const questionPenalty = sentence.text.endsWith("?") ? 0.3 : 1;
-    const fragmentPenalty = /^\p{Ll}/u.test(sentence.text) ? 0.6 : 1;
-    const concreteBonus = sentence.code || /`[^`]+`|\d/.test(sentence.text) ? weights.concreteBonus : 1;
-    sentence.score = sentence.coverage * chunkPrior * lengthPenalty * questionPenalty * fragmentPenalty * concreteBonus;
+    const section = Math.max(0.05, sentence.hit.score / topScore) ** weights.chunkRank * Math.max(0.05, sentence.hit.coverage) ** weights.chunkCoverage;
+    const form = (sentence.text.length > 400 ? 0.7 : 1) * (sentence.text.endsWith("?") ? 0.3 : 1) * (/^\p{Ll}/u.test(sentence.text) ? 0.6 : 1);
+    sentence.score = sentence.coverage * section * form;
   }
 }
 
 /**
  * The passage that answers: the best sentence (its section is the one that
- * answers), the start of its paragraph when that is near (the sentences it
- * needs before it), the sentence introducing it when it is an item of a list
- * ("The options are:"), then the sentences after it in its section while the
- * passage stays under `passageChars`. A how-to question also gets the code
- * sample the passage introduces, or the one that follows it in the section.
- * A sentence the passage already holds (or one word for word alike) is left
+ * answers), the sentences before it in its section when they are short
+ * together (a definition usually opens the section), the sentence that
+ * introduces it when it is an item of a list ("The options are:"), then the
+ * sentences after it while the passage stays under `passageChars`. Code
+ * samples ride with the sentence before them; a how-to question also gets
+ * the next code sample of the section when the passage has none. A sentence
+ * the passage already holds (or one nearly word for word alike) is left
  * out: sites repeat their boilerplate.
  */
 export function choosePassage(sentences: readonly Sentence[], procedural: boolean, weights: PassageWeights): Passage | null {
@@ -62,20 +62,18 @@ export function choosePassage(sentences: readonly Sentence[], procedural: boolea
   for (const sentence of sentences) if (sentence.score > 0 && (!anchor || sentence.score > anchor.score)) anchor = sentence;
   if (!anchor) return null;
   const section = sentences.filter((sentence) => sentence.hit === anchor.hit);
+  const sizeOf = (sentence: Sentence) => sentence.text.length + (sentence.code?.length ?? 0);
   const at = section.indexOf(anchor);
   let start = at;
   let before = 0;
-  while (start > 0) {
-    const previous = section[start - 1] as Sentence;
-    if (previous.paragraph !== anchor.paragraph || previous.code || before + previous.text.length > weights.contextChars) break;
-    before += previous.text.length;
+  while (start > 0 && before + sizeOf(section[start - 1] as Sentence) <= weights.contextChars) {
+    before += sizeOf(section[start - 1] as Sentence);
     start -= 1;
   }
-  // A list item or a sentence after "For example:" needs what introduces it.
   const opener = section[start - 1];
   if (opener && opener.text.endsWith(":") && !opener.code) start -= 1;
   const chosen: Sentence[] = [];
-  const lengthOf = () => chosen.reduce((sum, sentence) => sum + sentence.text.length + (sentence.code?.length ?? 0), 0);
+  const lengthOf = () => chosen.reduce((sum, sentence) => sum + sizeOf(sentence), 0);
   const add = (sentence: Sentence) => {
     if (!chosen.some((picked) => alike(picked, sentence))) chosen.push(sentence);
   };
@@ -86,16 +84,19 @@ export function choosePassage(sentences: readonly Sentence[], procedural: boolea
     const last = chosen[chosen.length - 1];
     // What a sentence ending in ":" introduces comes with it, whatever the length.
     const introduced = last?.text.endsWith(":") && !last.code;
-    if (!introduced && lengthOf() + next.text.length + (next.code?.length ?? 0) > weights.passageChars) break;
+    if (!introduced && lengthOf() + sizeOf(next) > weights.passageChars) break;
     add(next);
   }
   if (procedural && !chosen.some((sentence) => sentence.code)) {
     // The code sample that shows how: the next one in the section, with the sentences that lead to it.
     const shows = section.findIndex((sentence, index) => index >= end && sentence.code !== undefined);
-    if (shows !== -1 && section.slice(end, shows + 1).reduce((sum, sentence) => sum + sentence.text.length + (sentence.code?.length ?? 0), lengthOf()) <= 2 * weights.passageChars) {
+    if (shows !== -1 && section.slice(end, shows + 1).reduce((sum, sentence) => sum + sizeOf(sentence), lengthOf()) <= 2 * weights.passageChars) {
       for (let index = end; index <= shows; index += 1) add(section[index] as Sentence);
     }
   }
+  // A passage does not end on "…like this:" without what it introduces.
+  const last = chosen[chosen.length - 1];
+  if (chosen.length > 1 && last !== anchor && last?.text.endsWith(":") && !last.code) chosen.pop();
   return { hit: anchor.hit, sentences: chosen, anchor };
 }
 
