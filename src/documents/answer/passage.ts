@@ -10,6 +10,7 @@ export interface PassageWeights {
   readonly chunkCoverage: number;
   readonly passageChars: number;
   readonly contextChars: number;
+  readonly codeBonus: number;
 }
 
 /** A contiguous run of one section's sentences, the one that answers among them. */
@@ -23,16 +24,18 @@ export interface Passage {
 /**
  * A sentence's score: the rarity-weighted share of the question it covers
  * (a word only in its section heading, or only in the code it introduces,
- * counts half: the heading sets the topic), times how well its section
- * ranked and how much of the question the section covers as a whole.
+ * counts half: the heading sets the topic), times how well its page ranked
+ * and how much of the question its section covers as a whole.
  * Questions in the docs ("Ask: how does X work?") restate the query and
  * answer nothing; a list item starting in lower case is a fragment of the
  * sentence above it; a "sentence" over 400 characters is a paragraph
  * without full stops.
  */
-export function scoreSentences(sentences: readonly Sentence[], terms: readonly WeightedTerm[], hits: readonly RankedCandidate[], weights: PassageWeights): void {
+export function scoreSentences(sentences: readonly Sentence[], terms: readonly WeightedTerm[], hits: readonly RankedCandidate[], procedural: boolean, weights: PassageWeights): void {
   const total = terms.reduce((sum, term) => sum + term.weight, 0) || 1;
   const topScore = hits[0]?.score || 1;
+  const pageScore = new Map<string, number>();
+  for (const hit of hits) pageScore.set(hit.parent, Math.max(pageScore.get(hit.parent) ?? 0, hit.score));
   for (const sentence of sentences) {
     let covered = 0;
     for (const term of terms) {
@@ -40,9 +43,13 @@ export function scoreSentences(sentences: readonly Sentence[], terms: readonly W
       else if (sentence.headingStems.has(term.stem) || sentence.codeStems?.has(term.stem)) covered += 0.5 * term.weight;
     }
     sentence.coverage = covered / total;
-    const section = Math.max(0.05, sentence.hit.score / topScore) ** weights.chunkRank * Math.max(0.05, sentence.hit.coverage) ** weights.chunkCoverage;
+    // A section ranks as its page does: search discounts a page's second chunk so results show several pages, an answer need not.
+    const rank = pageScore.get(sentence.hit.parent) ?? sentence.hit.score;
+    const section = Math.max(0.05, rank / topScore) ** weights.chunkRank * Math.max(0.05, sentence.hit.coverage) ** weights.chunkCoverage;
     const form = (sentence.text.length > 400 ? 0.7 : 1) * (sentence.text.endsWith("?") ? 0.3 : 1) * (/^\p{Ll}/u.test(sentence.text) ? 0.6 : 1);
-    sentence.score = sentence.coverage * section * form;
+    // A how-to question is answered by the command: the sentence that introduces a code sample.
+    const shows = procedural && sentence.code ? weights.codeBonus : 1;
+    sentence.score = sentence.coverage * section * form * shows;
   }
 }
 
@@ -53,11 +60,17 @@ export function scoreSentences(sentences: readonly Sentence[], terms: readonly W
  * introduces it when it is an item of a list ("The options are:"), then the
  * sentences after it while the passage stays under `passageChars`. Code
  * samples ride with the sentence before them; a how-to question also gets
- * the next code sample of the section when the passage has none. A sentence
+ * the next code sample of the section, or of the page's next section, when
+ * the passage has none. A sentence
  * the passage already holds (or one nearly word for word alike) is left
  * out: sites repeat their boilerplate.
  */
-export function choosePassage(sentences: readonly Sentence[], procedural: boolean, weights: PassageWeights): Passage | null {
+export function choosePassage(
+  sentences: readonly Sentence[],
+  procedural: boolean,
+  weights: PassageWeights,
+  nextSection: (hit: RankedCandidate) => readonly Sentence[] = () => [],
+): Passage | null {
   let anchor: Sentence | undefined;
   for (const sentence of sentences) if (sentence.score > 0 && (!anchor || sentence.score > anchor.score)) anchor = sentence;
   if (!anchor) return null;
@@ -88,10 +101,11 @@ export function choosePassage(sentences: readonly Sentence[], procedural: boolea
     add(next);
   }
   if (procedural && !chosen.some((sentence) => sentence.code)) {
-    // The code sample that shows how: the next one in the section, with the sentences that lead to it.
-    const shows = section.findIndex((sentence, index) => index >= end && sentence.code !== undefined);
-    if (shows !== -1 && section.slice(end, shows + 1).reduce((sum, sentence) => sum + sizeOf(sentence), lengthOf()) <= 2 * weights.passageChars) {
-      for (let index = end; index <= shows; index += 1) add(section[index] as Sentence);
+    // The code sample that shows how: the next one in the section (or in the page's next section when it is a candidate too), with the sentences that lead to it.
+    const following = [...section.slice(end), ...nextSection(anchor.hit)];
+    const shows = following.findIndex((sentence) => sentence.code !== undefined);
+    if (shows !== -1 && following.slice(0, shows + 1).reduce((sum, sentence) => sum + sizeOf(sentence), lengthOf()) <= 2 * weights.passageChars) {
+      for (const sentence of following.slice(0, shows + 1)) add(sentence);
     }
   }
   // A passage does not end on "…like this:" without what it introduces.
