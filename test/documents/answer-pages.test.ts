@@ -41,6 +41,10 @@ beforeAll(async () => {
       text: `# Limits\n\nA sender that exceeds its rate limit gets HTTP 429; its deliveries are retried with backoff once the window resets.\n\n${BOILERPLATE}`,
     },
     {
+      path: "storage.md",
+      text: `# Storage\n\nRelay keeps every event for seven days in its journal.\n\nOlder events are compacted into daily archives.\n\nNote: Relay keeps every event for seven days in its journal!\n\n${BOILERPLATE}`,
+    },
+    {
       path: "install.md",
       text: "# Install\n\nInstall Relay with npm, then start it in your project folder:\n\n```sh\nnpm install relay-cli\nrelay init\n```\n\nRelay needs Node 20 or later.",
     },
@@ -64,7 +68,7 @@ describe("an answer", () => {
     // Another section of the page (dead letters) and the other pages' sentences are not quoted.
     expect(answer.answerText).not.toContain("dead-letter");
     expect(answer.answerText).not.toContain("receiver that is down");
-    expect(answer.answerText).toMatch(/\n\nSee also: (Webhooks|Limits); (Webhooks|Limits)(; Install)?$/);
+    expect(answer.answerText).toMatch(/\n\nSee also: (Webhooks|Limits); (Webhooks|Limits)(; (Install|Storage))*$/);
     expect(answer.references[0]).toBe(page("retries"));
     expect(answer.references.slice(1, 3).sort()).toEqual([page("limits"), page("webhooks")]);
   });
@@ -76,13 +80,20 @@ describe("an answer", () => {
     expect(spans.slice(0, 2)).toEqual(["Backoff", expect.stringMatching(/^Relay backs off exponentially/)]);
     expect(byReference.slice(0, 2)).toEqual([[0], [0]]);
     const seeAlso = spans.map((span, index) => ({ span, reference: byReference[index]?.[0] ?? -1 })).filter(({ reference }) => reference > 0);
-    expect(seeAlso.map(({ span }) => span)).toEqual(answer.references.slice(1).map((name) => ({ [page("webhooks")]: "Webhooks", [page("limits")]: "Limits", [page("install")]: "Install" })[name]));
+    expect(seeAlso.map(({ span }) => span)).toEqual(answer.references.slice(1).map((name) => ({ [page("webhooks")]: "Webhooks", [page("limits")]: "Limits", [page("install")]: "Install", [page("storage")]: "Storage" })[name]));
     expect(seeAlso.map(({ reference }) => reference)).toEqual(answer.references.slice(1).map((_, index) => index + 1));
   });
 
   it("never says a sentence twice, though every page carries it", async () => {
     const answer = await answerQuery(env.DB, { query: "who maintains relay and what licence is it released under?", filter: 'data_source = "relay.example.com"' });
     expect(answer.answerText.split(BOILERPLATE)).toHaveLength(2);
+  });
+
+  it("says a sentence once though its section repeats it", async () => {
+    const answer = await answerQuery(env.DB, { query: "how long does relay keep events in its journal?", filter: 'data_source = "relay.example.com"' });
+    expect(answer.references[0]).toBe(page("storage"));
+    expect(answer.answerText.match(/keeps every event for seven days/g)).toHaveLength(1);
+    expect(answer.answerText).toContain("Older events are compacted into daily archives.");
   });
 
   it("shows the code sample when the question asks how", async () => {
