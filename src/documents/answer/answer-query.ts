@@ -127,14 +127,14 @@ export async function answerWithSources(
 }
 
 /** What an answer is chosen from: the ranked chunks (one version per source), the top ones of the source it quotes, and the question's weighted words. */
-export interface Retrieved {
+interface Retrieved {
   ranked: RankedCandidate[];
   hits: RankedCandidate[];
   terms: WeightedTerm[];
 }
 
 /** Retrieves the chunks an answer may quote: search's ranking, one version per data source, one data source (answerSources). */
-export async function retrieveForAnswer(
+async function retrieveForAnswer(
   db: D1Reader,
   request: { query: string; filter?: string },
   weights: AnswerWeights = DEFAULT_ANSWER_WEIGHTS,
@@ -150,7 +150,7 @@ export async function retrieveForAnswer(
 }
 
 /** The answer to `query` from what was retrieved for it: the passage and its See also, or a decline. */
-export function answerFrom({ ranked, hits, terms }: Retrieved, query: string, answering: AnsweringWeights): SourcedAnswer {
+function answerFrom({ ranked, hits, terms }: Retrieved, query: string, answering: AnsweringWeights): SourcedAnswer {
   if (!hits.slice(0, GATE_CHUNKS).some((hit) => hit.coverage >= answering.answerableCoverage)) return declined(ranked);
   const cache = new Map<string, string>();
   const sentences = hits.flatMap((hit) => sentencesOf(hit, cache));
