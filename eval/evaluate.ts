@@ -1,5 +1,5 @@
 // Runs a question set through the real tools and the plain baseline, and scores both.
-import { NO_GROUNDED_ANSWER, type Answer, type AnswerWeights } from "../src/documents/answer/answer-query.ts";
+import type { Answer, AnswerWeights } from "../src/documents/answer/answer-query.ts";
 import { ReadConsistency } from "../src/d1/sessions.ts";
 import { answerQueryTool } from "../src/tools/answer-query.ts";
 import { searchDocumentsTool } from "../src/tools/search-documents.ts";
@@ -26,6 +26,8 @@ export interface QuestionOutcome {
     leadHit: boolean;
     /** The answer's length in characters. */
     length: number;
+    /** A sentence of the answer appears in it twice (case, spacing and punctuation aside). */
+    repeats: boolean;
     factFound: boolean | null;
     /** A reference is a page of a site the question is not about (see askedSites). */
     citesOtherSite: boolean;
@@ -84,11 +86,13 @@ export async function evaluate(env: Env, questions: readonly Question[], options
       const { structured } = await answerQueryTool.run(env, { query: question.query }, context());
       const lead = leadPage(structured);
       outcome.answer = {
-        answered: !structured.answerText.startsWith(NO_GROUNDED_ANSWER),
+        // A decline cites nothing (it may name the closest pages in its text).
+        answered: structured.references.length > 0,
         referenceHit: structured.references.some((name) => isRelevant(name, question)),
         lead,
         leadHit: isRelevant(lead, question),
         length: structured.answerText.length,
+        repeats: repeatsASentence(structured.answerText),
         factFound: question.fact ? containsFact(structured.answerText, question.fact) : null,
         citesOtherSite: structured.references.some(otherSite),
         text: structured.answerText,
@@ -136,6 +140,23 @@ function leadPage(answer: Pick<Answer, "references" | "citations">): string {
   const first = [...answer.citations].sort((a, b) => a.startIndex - b.startIndex)[0];
   const index = first?.sources[0]?.referenceIndex;
   return index === undefined ? "" : (answer.references[index] ?? "");
+}
+
+/**
+ * Whether a sentence of `text` (20 characters or more, code blocks aside: two
+ * code samples may share a line) appears in it twice, case, spacing and
+ * punctuation aside.
+ */
+export function repeatsASentence(text: string): boolean {
+  const seen = new Set<string>();
+  const prose = text.replace(/^(`{3,}|~{3,})[^\n]*\n[\s\S]*?^\1\s*$/gm, "");
+  for (const sentence of prose.split(/(?<=[.!?])\s+|\n+/)) {
+    const key = sentence.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, " ").trim();
+    if (key.length < 20) continue;
+    if (seen.has(key)) return true;
+    seen.add(key);
+  }
+  return false;
 }
 
 /** Text compared as a reader sees it: case, Markdown emphasis and code marks, and spacing do not matter. */
@@ -187,6 +208,8 @@ export interface Figures {
   topRightQuestions: number;
   /** The median length of the answers given, in characters. */
   medianLength?: number;
+  /** Answers given that repeat a sentence. */
+  repeating?: number;
   /** Answerable questions the answerer declined: the worse failure. */
   declinedAnswerable?: number;
   /** Answerable questions whose first result is a page of a site the question is not about. */
@@ -227,6 +250,7 @@ export function figuresOf(outcomes: readonly QuestionOutcome[]): Figures {
   }
   const lengths = outcomes.flatMap((outcome) => (outcome.answer?.answered ? [outcome.answer.length] : []));
   if (lengths.length > 0) figures.medianLength = median(lengths);
+  if (lengths.length > 0) figures.repeating = outcomes.filter((outcome) => outcome.answer?.answered && outcome.answer.repeats).length;
   const declinable = unanswerable.filter((outcome) => outcome.answer);
   if (declinable.length > 0) figures.declined = share(declinable, (outcome) => outcome.answer?.answered === false);
   return figures;

@@ -193,9 +193,9 @@ function printReport(run: EvaluationRun): void {
 /** One row per file and one for all their questions together: the site benchmark's table. */
 function printSites(runs: readonly FileRun[]): void {
   console.log(
-    "| site | n | BM25 R@5 | Almanac R@5 | BM25 MRR@10 | Almanac MRR@10 | refs hit | lead from a right page | lead right when top result right | fact in answer | median answer chars | answerable declined | unanswerable declined |",
+    "| site | n | BM25 R@5 | Almanac R@5 | BM25 MRR@10 | Almanac MRR@10 | refs hit | lead from a right page | lead right when top result right | fact in answer | median answer chars | answers repeating a sentence | answerable declined | unanswerable declined |",
   );
-  console.log("|---|---|---|---|---|---|---|---|---|---|---|---|---|");
+  console.log("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
   const row = (label: string, almanac: readonly QuestionOutcome[], baseline: readonly QuestionOutcome[]) => {
     const figures = figuresOf(almanac);
     const base = figuresOf(baseline);
@@ -203,7 +203,7 @@ function printSites(runs: readonly FileRun[]): void {
     const { rank, facts, lead, chars } = cellsOf(figures);
     const declinedUnanswerable = unanswerable.filter((outcome) => outcome.answer && !outcome.answer.answered).length;
     console.log(
-      `| ${label} | ${figures.questions} + ${unanswerable.length} | ${rank(base.recallAt5)} | ${rank(figures.recallAt5)} | ${rank(base.mrrAt10)} | ${rank(figures.mrrAt10)} | ${fixed(figures.referenceHit)} | ${fixed(figures.leadHit)} | ${lead(figures.leadHitWhenTopRight)} | ${facts(figures.factRate)} | ${chars(figures.medianLength)} | ${figures.declinedAnswerable ?? "—"} of ${figures.questions} | ${declinedUnanswerable} of ${unanswerable.length} |`,
+      `| ${label} | ${figures.questions} + ${unanswerable.length} | ${rank(base.recallAt5)} | ${rank(figures.recallAt5)} | ${rank(base.mrrAt10)} | ${rank(figures.mrrAt10)} | ${fixed(figures.referenceHit)} | ${fixed(figures.leadHit)} | ${lead(figures.leadHitWhenTopRight)} | ${facts(figures.factRate)} | ${chars(figures.medianLength)} | ${figures.repeating ?? "—"} | ${figures.declinedAnswerable ?? "—"} of ${figures.questions} | ${declinedUnanswerable} of ${unanswerable.length} |`,
     );
   };
   for (const run of runs) row(run.label, run.run.almanac, run.run.baseline);

@@ -54,7 +54,7 @@ describe("answer_query's extractive answerer", () => {
 
   it("leads a fact question with the sentence that states the fact", async () => {
     const answer = await answerQuery(env.DB, { query: "how long can a section of a page get before the ingester splits it again at paragraph breaks?" });
-    expect(answer.answerText).toMatch(/^Each page is split at its headings \(`#` to `######`, and HTML `<h1>`–`<h6>`\), and sections longer than 1,600 characters again at paragraph breaks/);
+    expect(answer.answerText).toMatch(/^How pages are split into chunks\n\nEach page is split at its headings \(`#` to `######`, and HTML `<h1>`–`<h6>`\), and sections longer than 1,600 characters again at paragraph breaks/);
   });
 
   it("cites spans that cover the answer and point at real references", async () => {

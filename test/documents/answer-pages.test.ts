@@ -1,72 +1,127 @@
-// An answer draws on the pages search ranks first (issue 21): each top page
-// with a sentence on the question gives its best one, every reference is a
-// page a sentence cites, and a question the pages do not answer is declined.
+// An answer is the passage that answers (issue 35), not a collage: the best
+// section's sentences around the one that answers, the other top pages as
+// "See also" references, nothing said twice, and an honest decline that
+// names the closest pages when no passage covers the question.
 import { env } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
-import { DEFAULT_ANSWER_WEIGHTS, NO_GROUNDED_ANSWER, answerQuery, type Answer } from "../../src/documents/answer/answer-query.ts";
+import { DEFAULT_ANSWER_WEIGHTS, NO_GROUNDED_ANSWER, answerQuery } from "../../src/documents/answer/answer-query.ts";
 import { prepareSite, siteFor } from "../../src/documents/ingest/prepare-pages.ts";
 import { syncDocuments } from "../../src/documents/ingest/write-corpus.ts";
 
 const site = siteFor("https://relay.example.com");
 const page = (name: string) => `documents/relay.example.com/${name}`;
+const BOILERPLATE = "Relay is free software released under the MIT licence by the Relay maintainers.";
 
 beforeAll(async () => {
   const pages = [
     {
       path: "retries.md",
-      text: "# Retries\n\nRelay retries a failed delivery with exponential backoff: each retry waits twice as long as the one before, up to `max_backoff`.\n\nRetries stop after `max_attempts` deliveries.",
+      text: [
+        "# Retries",
+        "",
+        "## Backoff",
+        "",
+        "Relay backs off exponentially when it retries a failed delivery: each retry waits twice as long as the one before, up to `max_backoff`. The first retry waits one second.",
+        "",
+        "Retries stop after `max_attempts` deliveries.",
+        "",
+        BOILERPLATE,
+        "",
+        "## Dead letters",
+        "",
+        "A delivery that used up its attempts goes to the dead-letter queue, where `relay replay` sends it again.",
+      ].join("\n"),
     },
     {
       path: "webhooks.md",
-      text: "# Webhooks\n\nA webhook delivery that fails is retried with backoff, so a receiver that is down for a minute still gets every event.",
+      text: `# Webhooks\n\nA webhook delivery that fails is retried with backoff, so a receiver that is down for a minute still gets every event.\n\n${BOILERPLATE}`,
     },
     {
       path: "limits.md",
-      text: "# Limits\n\nA sender that exceeds its rate limit gets HTTP 429; its deliveries are retried with backoff once the window resets.",
+      text: `# Limits\n\nA sender that exceeds its rate limit gets HTTP 429; its deliveries are retried with backoff once the window resets.\n\n${BOILERPLATE}`,
     },
-    { path: "install.md", text: "# Install\n\nInstall Relay with `npm install relay-cli`, then run `relay init` in your project folder." },
+    {
+      path: "storage.md",
+      text: `# Storage\n\nRelay keeps every event for seven days in its journal.\n\nOlder events are compacted into daily archives.\n\nNote: Relay keeps every event for seven days in its journal!\n\n${BOILERPLATE}`,
+    },
+    {
+      path: "install.md",
+      text: "# Install\n\nInstall Relay with npm, then start it in your project folder:\n\n```sh\nnpm install relay-cli\nrelay init\n```\n\nRelay needs Node 20 or later.",
+    },
   ];
   const { documents } = await prepareSite(pages, site);
   await syncDocuments(env.DB, site.baseUri, documents, { prune: false });
 });
 
-/** The references the citations point at, in order of first citation. */
-function citedPages(answer: Answer): string[] {
-  const cited: string[] = [];
-  for (const citation of answer.citations)
-    for (const source of citation.sources) {
-      const name = answer.references[source.referenceIndex];
-      if (name !== undefined && !cited.includes(name)) cited.push(name);
-    }
-  return cited;
+/** The text each citation spans, as a reader cutting answerText by its UTF-8 byte offsets gets it. */
+function cited(answer: { answerText: string; citations: { startIndex: number; endIndex: number }[] }): string[] {
+  const bytes = new TextEncoder().encode(answer.answerText);
+  return answer.citations.map((citation) => new TextDecoder().decode(bytes.slice(citation.startIndex, citation.endIndex)));
 }
 
-describe("an answer over several pages on the question", () => {
+describe("an answer", () => {
   const query = "how does relay back off when it retries a failed delivery?";
 
-  it("quotes the best sentence of each top page that speaks to the question, and only those pages", async () => {
-    const answer = await answerQuery(env.DB, { query });
-    expect(answer.references).toEqual(expect.arrayContaining([page("retries"), page("webhooks"), page("limits")]));
-    expect(answer.references).not.toContain(page("install"));
-    expect(answer.answerText).toMatch(/^Relay retries a failed delivery with exponential backoff/);
+  it("is the passage of the section that answers, the other top pages listed after it as See also", async () => {
+    const answer = await answerQuery(env.DB, { query, filter: 'data_source = "relay.example.com"' });
+    expect(answer.answerText).toMatch(/^Backoff\n\nRelay backs off exponentially when it retries a failed delivery: .* The first retry waits one second\.\n\nRetries stop after `max_attempts` deliveries\./);
+    // Another section of the page (dead letters) and the other pages' sentences are not quoted.
+    expect(answer.answerText).not.toContain("dead-letter");
+    expect(answer.answerText).not.toContain("receiver that is down");
+    expect(answer.answerText).toMatch(/\n\nSee also: (Webhooks|Limits); (Webhooks|Limits)(; (Install|Storage))*$/);
+    expect(answer.references[0]).toBe(page("retries"));
+    expect(answer.references.slice(1, 3).sort()).toEqual([page("limits"), page("webhooks")]);
   });
 
-  it("lists as references exactly the pages its sentences cite, in the order it cites them", async () => {
-    const answer = await answerQuery(env.DB, { query });
-    expect(citedPages(answer)).toEqual(answer.references);
+  it("cites the heading and each sentence to the lead page and each See also title to its own page", async () => {
+    const answer = await answerQuery(env.DB, { query, filter: 'data_source = "relay.example.com"' });
+    const spans = cited(answer);
+    const byReference = answer.citations.map((citation) => citation.sources.map((source) => source.referenceIndex));
+    expect(spans.slice(0, 2)).toEqual(["Backoff", expect.stringMatching(/^Relay backs off exponentially/)]);
+    expect(byReference.slice(0, 2)).toEqual([[0], [0]]);
+    const seeAlso = spans.map((span, index) => ({ span, reference: byReference[index]?.[0] ?? -1 })).filter(({ reference }) => reference > 0);
+    expect(seeAlso.map(({ span }) => span)).toEqual(answer.references.slice(1).map((name) => ({ [page("webhooks")]: "Webhooks", [page("limits")]: "Limits", [page("install")]: "Install", [page("storage")]: "Storage" })[name]));
+    expect(seeAlso.map(({ reference }) => reference)).toEqual(answer.references.slice(1).map((_, index) => index + 1));
   });
 
-  it("cites fewer pages when the top pages are not asked for (topPages 0)", async () => {
-    const answering = { ...DEFAULT_ANSWER_WEIGHTS.answering, topPages: 0, relativeFloor: 0.9 };
-    const narrow = await answerQuery(env.DB, { query }, { ...DEFAULT_ANSWER_WEIGHTS, answering });
-    expect(narrow.references.length).toBeLessThan((await answerQuery(env.DB, { query })).references.length);
-    expect(citedPages(narrow)).toEqual(narrow.references);
+  it("never says a sentence twice, though every page carries it", async () => {
+    const answer = await answerQuery(env.DB, { query: "who maintains relay and what licence is it released under?", filter: 'data_source = "relay.example.com"' });
+    expect(answer.answerText.split(BOILERPLATE)).toHaveLength(2);
+  });
+
+  it("says a sentence once though its section repeats it", async () => {
+    const answer = await answerQuery(env.DB, { query: "how long does relay keep events in its journal?", filter: 'data_source = "relay.example.com"' });
+    expect(answer.references[0]).toBe(page("storage"));
+    expect(answer.answerText.match(/keeps every event for seven days/g)).toHaveLength(1);
+    expect(answer.answerText).toContain("Older events are compacted into daily archives.");
+  });
+
+  it("shows the code sample when the question asks how", async () => {
+    const answer = await answerQuery(env.DB, { query: "how do I install relay?", filter: 'data_source = "relay.example.com"' });
+    expect(answer.answerText).toMatch(/^Install\n\nInstall Relay with npm, then start it in your project folder:\n\n```sh\nnpm install relay-cli\nrelay init\n```/);
+    expect(answer.references[0]).toBe(page("install"));
+  });
+
+  it("lists no other pages with seeAlso 0", async () => {
+    const answering = { ...DEFAULT_ANSWER_WEIGHTS.answering, seeAlso: 0 };
+    const answer = await answerQuery(env.DB, { query, filter: 'data_source = "relay.example.com"' }, { ...DEFAULT_ANSWER_WEIGHTS, answering });
+    expect(answer.references).toEqual([page("retries")]);
+    expect(answer.answerText).not.toContain("See also");
   });
 });
 
 describe("a question the pages do not answer", () => {
-  it("is declined with no references rather than answered with a near-miss", async () => {
-    const answer = await answerQuery(env.DB, { query: "which gRPC-Go release added xDS federation support to the Envoy control plane?" });
-    expect(answer).toEqual({ answerText: NO_GROUNDED_ANSWER, references: [], citations: [] });
+  it("is declined, citing nothing, and the decline names the closest pages it found", async () => {
+    const answer = await answerQuery(env.DB, {
+      query: "does relay support xDS federation with the Envoy control plane?",
+      filter: 'data_source = "relay.example.com"',
+    });
+    expect(answer.references).toEqual([]);
+    expect(answer.citations).toEqual([]);
+    expect(answer.answerText).toMatch(/^No grounded answer: the documentation has nothing that answers this question\. The closest pages are “[^”]+” \(documents\/relay\.example\.com\/[a-z]+\)/);
+  });
+
+  it("is declined with the plain notice when search finds nothing at all", async () => {
+    expect(await answerQuery(env.DB, { query: "zzyzx qqqwww", filter: 'data_source = "relay.example.com"' })).toEqual({ answerText: NO_GROUNDED_ANSWER, references: [], citations: [] });
   });
 });

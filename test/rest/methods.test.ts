@@ -254,8 +254,9 @@ describe("POST /v1:answerQuery", () => {
     const [first] = answer.references;
     const chunk = first?.documentReference.documentChunk;
     expect(chunk?.document).toMatchObject({ name: chunk?.parent, view: "DOCUMENT_VIEW_BASIC", contentLengthBytes: expect.any(Number) });
-    // The answer's lead sentence is copied from that chunk.
-    const lead = answer.answerText.split(/(?<=[.:])\s/)[0] ?? "";
+    // The answer opens with that chunk's section heading, then a passage copied from it.
+    const [heading = "", lead = ""] = answer.answerText.split("\n\n");
+    expect(chunk?.content.split("\n")[0]).toContain(heading);
     expect(chunk?.content.replace(/\s+/g, " ")).toContain(lead.replace(/\s+/g, " ").slice(0, 40));
   });
 

@@ -3,8 +3,8 @@ import type { RankedCandidate, WeightedTerm } from "../search/rank.ts";
 import { DEFAULT_RANKING, type RankingWeights } from "../search/ranking-weights.ts";
 import { retrieveChunks, toChunkHit } from "../search/retrieve.ts";
 import type { ChunkHit } from "../document.ts";
+import { choosePassage, scoreSentences, type Passage, type PassageWeights } from "./passage.ts";
 import { sentencesOf, type Sentence } from "./sentences.ts";
-import { likelihoodOf } from "./sentence-model.ts";
 import { oneVersionPerSource } from "./one-version.ts";
 import type { D1Reader } from "../../d1/sessions.ts";
 import type { SemanticSearch } from "../../embeddings/semantic-search.ts";
@@ -20,91 +20,63 @@ export interface Answer {
   referenceVersions?: string[];
 }
 
-export const NO_GROUNDED_ANSWER =
-  "No grounded answer: the documentation has nothing that answers this question. Try search_documents with other words, or check that the right documentation is ingested.";
+const NO_GROUNDED_ANSWER_FOUND = "No grounded answer: the documentation has nothing that answers this question.";
+const NO_GROUNDED_ANSWER_NEXT = "Try search_documents with other words, or check that the right documentation is ingested.";
+/** The answer when search finds nothing at all; when it finds pages that do not answer, the answer names the closest of them too. */
+export const NO_GROUNDED_ANSWER = `${NO_GROUNDED_ANSWER_FOUND} ${NO_GROUNDED_ANSWER_NEXT}`;
 
 /** How many top chunks the answer may draw from. */
 const CANDIDATE_CHUNKS = 8;
 /** Only the top chunks are asked whether the question is answerable. */
 const GATE_CHUNKS = 3;
-/** Weights of sentence choice, named so `npm run eval:tune` can vary them (see DEFAULT_ANSWERING). */
-export interface AnsweringWeights {
+/** A decline names this many of the pages it found closest. */
+const CLOSEST_PAGES = 3;
+
+/** A section heading longer than this (a long API signature) does not open the answer. */
+const HEADING_CHARS = 200;
+
+/** Weights of the answer's choice, named so `npm run eval:tune` can vary them (see DEFAULT_ANSWERING). */
+export interface AnsweringWeights extends PassageWeights {
   readonly answerableCoverage: number;
-  readonly concreteBonus: number;
-  readonly crossParagraphs: boolean;
-  readonly centroid: number;
-  readonly leadByQuestion: boolean;
-  readonly centroidChunks: number;
-  readonly maxSentences: number;
-  readonly maxChars: number;
-  readonly relativeFloor: number;
-  readonly continuationFloor: number;
-  readonly maxContinuation: number;
-  readonly newCoverage: number;
-  readonly newPageCoverage: number;
-  readonly topPages: number;
-  readonly topPageFloor: number;
+  readonly seeAlso: number;
 }
 
-/** The weights the product answers with (frozen: a variant is a new object). */
+/**
+ * The weights the product answers with (frozen: a variant is a new object).
+ * Chosen on the site benchmark's tuning half (EVALUATION.md, "Answers that
+ * answer").
+ */
 export const DEFAULT_ANSWERING: AnsweringWeights = Object.freeze({
   /**
    * The question is answerable when one of the top chunks covers at least
    * this IDF-weighted share of its words. Low on purpose: long questions
    * carry context no page repeats, and refusing a question the corpus
-   * answers is the worse failure (EVALUATION.md has the measurements).
+   * answers is the worse failure (EVALUATION.md has the measurements: no
+   * word-coverage threshold on the passage itself declines unanswerable
+   * questions without declining more answerable ones).
    */
   answerableCoverage: 0.2,
-  /** Multiplier for sentences with inline code, a number or a code block of their own. */
-  concreteBonus: 1.3,
-  /** The best sentence's continuation may run into the next paragraphs of its chunk. */
-  crossParagraphs: true,
-  /** Weight of a sentence's centrality to the top chunks, beside its coverage of the question. */
-  centroid: 0.5,
-  /** The lead sentence is the one that covers the question best, centrality aside. */
-  leadByQuestion: true,
-  /** How many top chunks define what the answer is about. */
-  centroidChunks: 3,
-  /** At most this many sentences: an answer, not a page (room for the lead's paragraph and one sentence per top page). */
-  maxSentences: 16,
-  /** Stop adding sentences past this length (characters, code included). */
-  maxChars: 2600,
   /**
-   * The fill after the top pages takes the likeliest sentences (sentence-model.ts), each at least
-   * this share of the likeliest one's likelihood once its overlap with the answer is discounted
-   * (dart-go-unseen.json: facts 0.657 → 0.714 at 0.2 or 0.1; 0.5 drops them to 0.629).
+   * Exponent on a section's page's ranking score (as a share of the top
+   * one's) in its sentences' scores: at 1 the answer leads from search's
+   * first page for 0.91 of the questions whose first page is right (0.79 at
+   * the old square root), with facts unchanged.
    */
-  relativeFloor: 0.2,
-  /** The sentences right after the best one continue its explanation when this related. */
-  continuationFloor: 0,
-  /** How many sentences may follow the best one. */
-  maxContinuation: 3,
+  chunkRank: 1,
+  /** Exponent on the share of the question the whole section covers (heading and title included): facts 0.321 → 0.337. */
+  chunkCoverage: 1,
   /**
-   * A sentence beyond the lead, its continuation and the top page's best is
-   * added only when it covers at least this share of the question's
-   * rarity-weighted words that the answer does not cover yet (padding on the
-   * same words). Off: measured at 0.1 it raised references (real-tune 0.75 →
-   * 0.78) but cost facts (dart-go-unseen 0.60 → 0.51), because the sentence
-   * stating a fact usually repeats the question's words (EVALUATION.md).
+   * The passage grows past the answering sentence while it stays under this
+   * many characters, code included (facts 0.342 at 700, 0.348 at 800 with
+   * the median answer 754 → 831 characters).
    */
-  newCoverage: 0,
-  /**
-   * The same for a sentence from a top page the answer does not cite yet: 0,
-   * because one sentence from a second page that covers the same words is the
-   * reader's second source, not padding (real-tune.json: references 0.74 → 0.79).
-   */
-  newPageCoverage: 0,
-  /**
-   * Each of this many top-ranked pages (of the answer's site) gives the answer
-   * its best sentence, so the references hold what search ranks highest: a
-   * reader who asks gets the pages a reader who searches would open
-   * (real-tune.json: references 0.753 → 0.844, above search's R@5 of 0.818;
-   * with maxSentences and maxChars raised so the lead's paragraph keeps its
-   * room, facts 0.548 → 0.643).
-   */
-  topPages: 8,
-  /** …when that sentence scores at least this share of the lead's: a page with nothing on the question adds nothing. */
-  topPageFloor: 0.3,
+  passageChars: 700,
+  /** The sentences before the answering one in its section join it when they are this short together: a section usually opens with what defines it. */
+  contextChars: 500,
+  /** Multiplier for a sentence that introduces a code sample when the question asks how (facts 0.348 → 0.353 at 1.3 to 2). */
+  codeBonus: 1.6,
+  /** Other top pages listed after the passage as "See also", by rank (references hold a right page 0.775 at 3, 0.791 at 4, 0.850 at 5). */
+  seeAlso: 4,
 });
 
 /** Every weight an answer depends on: retrieval's ranking and sentence choice. Passed down from the caller, never read from module state. */
@@ -116,26 +88,18 @@ export interface AnswerWeights {
 /** The weights the product uses. */
 export const DEFAULT_ANSWER_WEIGHTS: AnswerWeights = Object.freeze({ ranking: DEFAULT_RANKING, answering: DEFAULT_ANSWERING });
 
-/** What kind of answer a question wants, read from its wording. */
-interface QuestionShape {
-  /** "How do I…", "command to…": the answer should show the code or command. */
-  procedural: boolean;
-}
-
+/** "How do I…", "command to…": the answer should show the code or command. */
 const PROCEDURAL = /\b(how (do|can|should|would) (i|we|you)|how to|what(?:'s| is) the (command|way|flag|syntax)|command|install|set ?up|configure|connect|enable|disable|add|create|run|write|declare|define)\b/i;
 
-function shapeOf(query: string): QuestionShape {
-  return { procedural: PROCEDURAL.test(query) };
-}
-
 /**
- * Answers a question by query-focused extractive synthesis: retrieve the
- * best chunks (the same ranking as search), score their sentences by the
- * rarity-weighted share of the question they cover, lead with the best one
- * and what it introduces (its continuation, its code sample), add the best
- * evidence of the other top pages, group by page and cite each sentence.
- * Every word is copied from a referenced document, so it needs no model and
- * cannot invent anything.
+ * Answers a question with the passage of the documentation that answers it:
+ * retrieve the best chunks (the same ranking as search), score their
+ * sentences by the rarity-weighted share of the question they cover, and
+ * answer with the contiguous passage around the best one, from its section
+ * (passage.ts); the other top pages follow as "See also" references. When no
+ * passage covers the question the answer says so, cites nothing, and names
+ * the closest pages it found. Every word is copied from a referenced
+ * document, so it needs no model and cannot invent anything.
  */
 export async function answerQuery(
   db: D1Reader,
@@ -146,7 +110,7 @@ export async function answerQuery(
   return (await answerWithSources(db, request, weights, semantic)).answer;
 }
 
-/** An answer and, per reference (in the same order), the chunk its first cited sentence comes from. */
+/** An answer and, per reference (in the same order), the chunk it draws on. */
 export interface SourcedAnswer {
   answer: Answer;
   sources: ChunkHit[];
@@ -159,81 +123,88 @@ export async function answerWithSources(
   weights: AnswerWeights = DEFAULT_ANSWER_WEIGHTS,
   semantic?: SemanticSearch,
 ): Promise<SourcedAnswer> {
-  const noAnswer: SourcedAnswer = { answer: { answerText: NO_GROUNDED_ANSWER, references: [], citations: [] }, sources: [] };
-  const candidates = await candidateSentences(db, request, weights, semantic);
-  if (!candidates) return noAnswer;
-  const { sentences, shape, hits, terms } = candidates;
-  const chosen = chooseSentences(sentences, shape, hits, terms, weights.answering);
-  if (chosen.length === 0) return noAnswer;
-  const answer = composeAnswer(chosen);
-  // Every reference is the page of a chosen sentence, so the look-up always finds one.
-  const sources = answer.references.map((parent) => toChunkHit((chosen.find((sentence) => sentence.hit.parent === parent) as Sentence).hit));
-  if (sources.some((source) => source.document.version)) answer.referenceVersions = sources.map((source) => source.document.version ?? "");
-  return { answer, sources };
+  return answerFrom(await retrieveForAnswer(db, request, weights, semantic), request.query, weights.answering);
 }
 
-/** What an answer is chosen from: the sentences of its candidate chunks, scored. */
-export interface CandidateSentences {
-  sentences: Sentence[];
+/** What an answer is chosen from: the ranked chunks (one version per source), the top ones of the source it quotes, and the question's weighted words. */
+interface Retrieved {
+  ranked: RankedCandidate[];
   hits: RankedCandidate[];
   terms: WeightedTerm[];
-  shape: QuestionShape;
 }
 
-/**
- * Retrieves the answer's candidate chunks (one data source, one version) and
- * scores their sentences; null when none of the top chunks covers enough of
- * the question to answer it. `npm run eval:fit` fits the sentence model to
- * exactly these sentences.
- */
-export async function candidateSentences(
+/** Retrieves the chunks an answer may quote: search's ranking, one version per data source, one data source (answerSources). */
+async function retrieveForAnswer(
   db: D1Reader,
   request: { query: string; filter?: string },
   weights: AnswerWeights = DEFAULT_ANSWER_WEIGHTS,
   semantic?: SemanticSearch,
-): Promise<CandidateSentences | null> {
+): Promise<Retrieved> {
   const filter = compileFilter(request.filter);
   const retrieved = await retrieveChunks(db, request.query, { source: request.filter, compiled: filter }, weights.ranking, semantic);
-  const { terms, namedSites } = retrieved;
   // An answer never mixes versions: one per data source, the best-ranked one's.
   const ranked = oneVersionPerSource(retrieved.ranked);
-  const quoted = answerSources(ranked, namedSites);
+  const quoted = answerSources(ranked, retrieved.namedSites);
   const hits = ranked.filter((hit) => quoted.has(hit.document.dataSource)).slice(0, CANDIDATE_CHUNKS);
-  if (!hits.slice(0, GATE_CHUNKS).some((hit) => hit.coverage >= weights.answering.answerableCoverage)) return null;
-  const shape = shapeOf(request.query);
+  return { ranked, hits, terms: retrieved.terms };
+}
+
+/** The answer to `query` from what was retrieved for it: the passage and its See also, or a decline. */
+function answerFrom({ ranked, hits, terms }: Retrieved, query: string, answering: AnsweringWeights): SourcedAnswer {
+  if (!hits.slice(0, GATE_CHUNKS).some((hit) => hit.coverage >= answering.answerableCoverage)) return declined(ranked);
   const cache = new Map<string, string>();
-  const read = (hit: RankedCandidate) => sentencesOf(hit, { procedural: shape.procedural }, cache);
-  const sentences = hits.flatMap(read);
-  const prose = topPageProse(hits, ranked, sentences, read);
-  if (prose) {
-    hits.push(prose.hit);
-    sentences.push(...prose.sentences);
+  const sentences = hits.flatMap((hit) => sentencesOf(hit, cache));
+  sentences.push(...topPageProse(hits, ranked, sentences, cache));
+  const procedural = PROCEDURAL.test(query);
+  scoreSentences(sentences, terms, hits, procedural, answering);
+  // "How do I connect…" is answered by an introduction whose command opens the next section.
+  const nextSection = (hit: RankedCandidate) => {
+    const next = ranked.find((other) => other.parent === hit.parent && other.position === hit.position + 1);
+    if (!next) return [];
+    const known = sentences.filter((sentence) => sentence.hit === next);
+    return known.length > 0 ? known : sentencesOf(next, cache);
+  };
+  const passage = choosePassage(sentences, procedural, answering, nextSection);
+  if (!passage) return declined(ranked);
+  const seeAlso: RankedCandidate[] = [];
+  for (const hit of hits) {
+    if (seeAlso.length >= answering.seeAlso) break;
+    if (hit.parent !== passage.hit.parent && !seeAlso.some((other) => other.parent === hit.parent)) seeAlso.push(hit);
   }
-  scoreSentences(sentences, terms, hits, weights.answering);
-  return { sentences, hits, terms, shape };
+  const answer = composeAnswer(passage, seeAlso);
+  const sources = [passage.hit, ...seeAlso].map(toChunkHit);
+  if (sources.some((source) => source.document.version)) answer.referenceVersions = sources.map((source) => source.document.version ?? "");
+  return { answer, sources };
 }
 
 /**
  * The top page's candidate chunks can be all code (`dart info`'s is the
- * command and its output): the page search ranks first would then give the
- * answer no sentence and go uncited. Its best-ranked chunk with prose joins
- * the candidates (real-tune.json: references 0.844 → 0.857, facts 0.643 →
- * 0.667; dart-go.json: references 0.958 → 0.965).
+ * command and its output), and search discounts its other chunks: the page
+ * search ranks first would then offer no sentence. Its best-ranked chunk with
+ * prose joins the candidates.
  */
-function topPageProse(
-  hits: readonly RankedCandidate[],
-  ranked: readonly RankedCandidate[],
-  sentences: readonly Sentence[],
-  read: (hit: RankedCandidate) => Sentence[],
-): { hit: RankedCandidate; sentences: Sentence[] } | null {
+function topPageProse(hits: readonly RankedCandidate[], ranked: readonly RankedCandidate[], sentences: readonly Sentence[], cache: Map<string, string>): Sentence[] {
   const top = hits[0];
-  if (!top || sentences.some((sentence) => sentence.hit.parent === top.parent)) return null;
+  if (!top || sentences.some((sentence) => sentence.hit.parent === top.parent)) return [];
   for (const hit of ranked) {
     if (hit.parent !== top.parent || hits.includes(hit)) continue;
-    const more = read(hit);
-    if (more.length > 0) return { hit, sentences: more };
+    const more = sentencesOf(hit, cache);
+    if (more.length > 0) return more;
   }
-  return null;
+  return [];
+}
+
+/**
+ * No passage answers: the answer says so, cites nothing, and names the
+ * pages it found closest, so the reader knows what the documentation does
+ * hold and where to look.
+ */
+function declined(ranked: readonly RankedCandidate[]): SourcedAnswer {
+  const closest: RankedCandidate[] = [];
+  for (const hit of ranked) if (closest.length < CLOSEST_PAGES && !closest.some((other) => other.parent === hit.parent)) closest.push(hit);
+  const named = closest.map((hit) => `“${hit.document.title || hit.parent}” (${hit.parent})`);
+  const answerText = named.length === 0 ? NO_GROUNDED_ANSWER : `${NO_GROUNDED_ANSWER_FOUND} The closest pages are ${named.join(", ")}. ${NO_GROUNDED_ANSWER_NEXT}`;
+  return { answer: { answerText, references: [], citations: [] }, sources: [] };
 }
 
 /**
@@ -252,174 +223,14 @@ function answerSources(ranked: readonly RankedCandidate[], named: ReadonlySet<st
   return new Set(lead === undefined ? [] : [lead]);
 }
 
-/**
- * A sentence's score: the rarity-weighted share of the question it covers
- * (a word only in its section heading counts half: the heading sets the
- * topic), times how well its chunk ranked. Questions in the docs ("Ask: how
- * does X work?") restate the query and answer nothing; a list item starting
- * in lower case is a fragment of the sentence above it. Its likelihood is the
- * fitted model's reading of the same measures (sentence-model.ts).
- */
-function scoreSentences(sentences: Sentence[], terms: readonly WeightedTerm[], hits: readonly RankedCandidate[], answering: AnsweringWeights): void {
-  const total = terms.reduce((sum, term) => sum + term.weight, 0) || 1;
-  const topScore = hits[0]?.score || 1;
-  const centrality = centralityOf(sentences, hits, answering.centroidChunks);
-  const pages = [...new Set(hits.map((hit) => hit.parent))];
-  for (const sentence of sentences) {
-    let covered = 0;
-    let own = 0;
-    let ownWeight = 0;
-    let headingWeight = 0;
-    for (const term of terms) {
-      if (sentence.headingStems.has(term.stem)) headingWeight += term.weight;
-      if (sentence.stems.has(term.stem)) {
-        covered += term.weight;
-        ownWeight += term.weight;
-        own += 1;
-      } else if (sentence.headingStems.has(term.stem) || sentence.codeStems?.has(term.stem)) {
-        // The section heading sets the sentence's topic; the code it introduces is what it says: both count half.
-        covered += 0.5 * term.weight;
-      }
-    }
-    const long = sentence.text.length > 400;
-    const asks = sentence.text.endsWith("?");
-    const fragment = /^\p{Ll}/u.test(sentence.text);
-    const concrete = /`[^`]+`|\d/.test(sentence.text);
-    const chunkPrior = Math.sqrt(Math.max(0.05, sentence.hit.score / topScore));
-    sentence.features = {
-      questionShare: ownWeight / total,
-      headingShare: headingWeight / total,
-      centrality: centrality.get(sentence) ?? 0,
-      chunkPrior,
-      earlyPage: 1 / (1 + pages.indexOf(sentence.hit.parent)),
-      code: sentence.code ? 1 : 0,
-      concrete: concrete ? 1 : 0,
-      long: long ? 1 : 0,
-      question: asks ? 1 : 0,
-      fragment: fragment ? 1 : 0,
-    };
-    sentence.likelihood = likelihoodOf(sentence.features);
-    if (own === 0 && answering.centroid === 0) continue;
-    const lengthPenalty = long ? 0.7 : 1;
-    const questionPenalty = asks ? 0.3 : 1;
-    const fragmentPenalty = fragment ? 0.6 : 1;
-    // A sentence naming something concrete (code, a number, a flag) is more often the answer than one restating the question.
-    const concreteBonus = sentence.code || concrete ? answering.concreteBonus : 1;
-    const shape = chunkPrior * lengthPenalty * questionPenalty * fragmentPenalty * concreteBonus;
-    sentence.leadScore = (covered / total) * shape;
-    sentence.score = (covered / total + answering.centroid * (centrality.get(sentence) ?? 0)) * shape;
-  }
-}
 
 /**
- * How central a sentence is to what the top chunks are about (0–1): its
- * overlap with their salient words, weighted by how often the top chunks use
- * a word and how rare it is among all candidate sentences. A paraphrased
- * question shares few words with its answer ("events pile up before anyone
- * listens"), but the answer is what the top chunks keep talking about
- * (`onListen`); this is centroid-based extractive summarisation.
+ * The section's heading (what the passage is about: an API reference's entry
+ * is named only there), then the passage, one citation per sentence (a code
+ * block cited with the sentence before it, a new paragraph where the page has
+ * one), then "See also:" and the other pages' titles, each cited to its page.
  */
-function centralityOf(sentences: readonly Sentence[], hits: readonly RankedCandidate[], centroidChunks: number): Map<Sentence, number> {
-  const top = new Set(hits.slice(0, centroidChunks));
-  const sentenceFrequency = new Map<string, number>();
-  const topFrequency = new Map<string, number>();
-  for (const sentence of sentences) {
-    const inTop = top.has(sentence.hit);
-    for (const word of sentence.stems) {
-      sentenceFrequency.set(word, (sentenceFrequency.get(word) ?? 0) + 1);
-      if (inTop) topFrequency.set(word, (topFrequency.get(word) ?? 0) + 1);
-    }
-  }
-  const count = sentences.length || 1;
-  const raw = new Map<Sentence, number>();
-  let max = 0;
-  for (const sentence of sentences) {
-    let weight = 0;
-    for (const word of sentence.stems) {
-      const inTop = topFrequency.get(word) ?? 0;
-      // A word only this sentence uses says nothing about the chunks' topic.
-      if (inTop < 2) continue;
-      weight += inTop * Math.log(count / (sentenceFrequency.get(word) ?? 1));
-    }
-    const score = weight / Math.sqrt(Math.max(8, sentence.stems.size));
-    raw.set(sentence, score);
-    max = Math.max(max, score);
-  }
-  for (const [sentence, score] of raw) raw.set(sentence, max === 0 ? 0 : score / max);
-  return raw;
-}
-
-/**
- * The best sentence leads, followed by the sentences that continue it in its
- * paragraph; the best sentence of the top-ranked page is always there (search
- * ranks pages better than single sentences can), and so is the best sentence
- * of each of the other top pages that has one on the question (a comparison's
- * two sides are usually two pages); then the sentences likeliest to state
- * what was asked (sentence-model.ts), each penalised by its overlap with what
- * is already chosen (maximal marginal relevance), so the answer does not
- * repeat itself.
- */
-function chooseSentences(
-  sentences: Sentence[],
-  shape: QuestionShape,
-  hits: readonly RankedCandidate[],
-  terms: readonly WeightedTerm[],
-  answering: AnsweringWeights,
-): Sentence[] {
-  const candidates = sentences.filter((sentence) => sentence.score > 0).sort((a, b) => b.score - a.score);
-  // The lead states what was asked, so it is chosen by the question's words alone; centrality only helps fill in.
-  const best = answering.leadByQuestion ? [...candidates].sort((a, b) => b.leadScore - a.leadScore)[0] : candidates[0];
-  if (!best) return [];
-  const chosen: Sentence[] = [best];
-  const lengthOf = (list: readonly Sentence[]) => list.reduce((sum, sentence) => sum + sentence.text.length + (sentence.code?.length ?? 0), 0);
-  const add = (sentence: Sentence | undefined) => {
-    if (sentence && !chosen.includes(sentence) && chosen.length < answering.maxSentences && lengthOf(chosen) < answering.maxChars) chosen.push(sentence);
-  };
-  const bestOfPage = (parent: string | undefined) => candidates.find((sentence) => sentence.hit.parent === parent);
-  const continuation = sentences.filter(
-    (sentence) => sentence.hit === best.hit && (answering.crossParagraphs || sentence.paragraph === best.paragraph) && sentence.order > best.order,
-  );
-  for (const next of continuation.slice(0, answering.maxContinuation)) {
-    if (next.score < answering.continuationFloor * best.score && !best.text.endsWith(":")) break;
-    add(next);
-  }
-  add(bestOfPage(hits[0]?.parent));
-  // Then each top page's best sentence, in rank order: the pages search would show first.
-  for (const page of [...new Set(hits.map((hit) => hit.parent))].slice(0, answering.topPages)) {
-    const sentence = bestOfPage(page);
-    if (sentence && sentence.score >= answering.topPageFloor * best.score) add(sentence);
-  }
-  const total = terms.reduce((sum, term) => sum + term.weight, 0) || 1;
-  const uncovered = (sentence: Sentence) =>
-    terms.reduce((sum, term) => (sentence.stems.has(term.stem) && !chosen.some((picked) => picked.stems.has(term.stem)) ? sum + term.weight : sum), 0) / total;
-  // The sentence that states a paraphrased question's fact shares few of its words: the fitted likelihood finds it more often than the score does.
-  const likeliest = [...candidates].sort((a, b) => b.likelihood - a.likelihood);
-  const floor = answering.relativeFloor * (likeliest[0]?.likelihood ?? 0);
-  for (const candidate of likeliest) {
-    if (chosen.length >= answering.maxSentences || lengthOf(chosen) >= answering.maxChars) break;
-    if (chosen.includes(candidate)) continue;
-    const redundancy = Math.max(0, ...chosen.map((picked) => overlap(picked.stems, candidate.stems)));
-    if (candidate.likelihood * (1 - 0.8 * redundancy) < floor) continue;
-    // The answer already says what the question asks about: another sentence on the same words is padding.
-    const newPage = !chosen.some((picked) => picked.hit.parent === candidate.hit.parent);
-    // A how-to question is answered by the command: a sentence with its code block is never padding.
-    const shows = shape.procedural && candidate.code !== undefined;
-    if (!shows && uncovered(candidate) < (newPage ? answering.newPageCoverage : answering.newCoverage)) continue;
-    add(candidate);
-  }
-  return chosen;
-}
-
-function overlap(a: ReadonlySet<string>, b: ReadonlySet<string>): number {
-  let shared = 0;
-  for (const word of a) if (b.has(word)) shared += 1;
-  return shared / Math.max(1, Math.min(a.size, b.size));
-}
-
-/** Groups the sentences by page (best page first) and cites each one. */
-function composeAnswer(chosen: Sentence[]): Answer {
-  const references: string[] = [];
-  for (const sentence of chosen) if (!references.includes(sentence.hit.parent)) references.push(sentence.hit.parent);
+function composeAnswer(passage: Passage, seeAlso: readonly RankedCandidate[]): Answer {
   const encoder = new TextEncoder();
   const citations: Answer["citations"] = [];
   let answerText = "";
@@ -428,17 +239,33 @@ function composeAnswer(chosen: Sentence[]): Answer {
     answerText += text;
     bytes += encoder.encode(text).byteLength;
   };
-  references.forEach((parent, referenceIndex) => {
-    // Selection order: the best sentence and its continuation lead, then by relevance.
-    const group = chosen.filter((sentence) => sentence.hit.parent === parent);
-    if (answerText) append("\n\n");
-    group.forEach((sentence, index) => {
-      // Sentences of a page run on; a code block stands on lines of its own, cited with the sentence that introduces it.
-      if (index > 0) append(group[index - 1]?.code ? "\n\n" : " ");
-      const startIndex = bytes;
-      append(sentence.code ? `${sentence.text}\n\n${sentence.code}` : sentence.text);
-      citations.push({ startIndex, endIndex: bytes, sources: [{ referenceIndex }] });
-    });
+  const cite = (text: string, referenceIndex: number) => {
+    const startIndex = bytes;
+    append(text);
+    citations.push({ startIndex, endIndex: bytes, sources: [{ referenceIndex }] });
+  };
+  const heading = sectionName(passage.hit.heading) || passage.hit.document.title;
+  if (heading && heading.length <= HEADING_CHARS) {
+    cite(heading, 0);
+    append("\n\n");
+  }
+  passage.sentences.forEach((sentence, index) => {
+    const previous = passage.sentences[index - 1];
+    if (previous) append(previous.code || previous.hit !== sentence.hit || previous.paragraph !== sentence.paragraph ? "\n\n" : " ");
+    cite(sentence.code ? `${sentence.text}\n\n${sentence.code}` : sentence.text, 0);
   });
-  return { answerText, references, citations };
+  if (seeAlso.length > 0) {
+    append("\n\nSee also: ");
+    seeAlso.forEach((hit, index) => {
+      if (index > 0) append("; ");
+      cite(hit.document.title || hit.parent, index + 1);
+    });
+  }
+  return { answerText, references: [passage.hit.parent, ...seeAlso.map((hit) => hit.parent)], citations };
+}
+
+/** The section's own heading (the last of its path), as a reader would see it: "html_last_updated_fmt", not Node's "x509.checkEmail()#" or Doxygen's "◆ SDL_AddTimer()". */
+function sectionName(path: string): string {
+  const last = path.split(" > ").pop() ?? "";
+  return last.replace(/\\([\\`*_[\]()#<>!|-])/g, "$1").replace(/^[^\p{L}\p{N}_`(.$@-]+|#+$/gu, "").trim();
 }

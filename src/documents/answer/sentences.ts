@@ -1,7 +1,6 @@
 // The prose of retrieved chunks, cut into the sentences an extractive answer is made of.
 import { markdownLines } from "../../markdown/page.ts";
 import { stemsOf, type RankedCandidate } from "../search/rank.ts";
-import type { SentenceFeatures } from "./sentence-model.ts";
 
 /** A "sentence" longer than this is a paragraph without full stops (a generated list, a wall of text): not answer material. */
 const MAX_SENTENCE_CHARS = 1200;
@@ -20,23 +19,18 @@ export interface Sentence {
   hit: RankedCandidate;
   paragraph: number;
   order: number;
-  /** The sentence ends its paragraph, so a code block right after it belongs to it. */
-  endsParagraph: boolean;
+  /** The rarity-weighted share of the question it covers (passage.ts scoreSentences). */
+  coverage: number;
+  /** How well it answers: its coverage, weighed by its chunk's rank and its form. */
   score: number;
-  /** The score without centrality: how directly the sentence speaks to the question's words. */
-  leadScore: number;
-  /** How likely it states what was asked, by the fitted sentence model (sentence-model.ts), and what the model read. */
-  likelihood: number;
-  features?: SentenceFeatures;
 }
 
 /**
  * Readable prose of a chunk, one entry per sentence or list item. Code is
- * not prose, but a short code block directly after a sentence ending in ":"
- * ("Add it with:"), or ending its paragraph when the question asks how,
- * completes that sentence, so it rides along.
+ * not prose, but a short code block completes the sentence right before it
+ * ("Add it with:", or the paragraph it illustrates), so it rides along.
  */
-export function sentencesOf(hit: RankedCandidate, shape: { procedural: boolean }, cache: Map<string, string>): Sentence[] {
+export function sentencesOf(hit: RankedCandidate, cache: Map<string, string>): Sentence[] {
   // A chunk starts with its heading path, then a blank line (chunkDocument).
   const [headingPath = "", , ...bodyLines] = hit.content.split("\n");
   const headingStems = stemsOf(headingPath, cache);
@@ -66,8 +60,7 @@ export function sentencesOf(hit: RankedCandidate, shape: { procedural: boolean }
     const previous = sentences[sentences.length - 1];
     if (block.code) {
       const code = block.lines.join("\n").replace(/^\n+|\s+$/g, "");
-      const introduces = previous && !previous.code && (previous.text.endsWith(":") || (shape.procedural && previous.endsParagraph));
-      if (introduces && code && code.length <= MAX_CODE_CHARS) {
+      if (previous && !previous.code && code && code.length <= MAX_CODE_CHARS) {
         const opening = block.fence ?? "```";
         // Closed with the same marker it opened with (``` or ~~~, however many), so the fence holds.
         previous.code = `${opening}\n${code}\n${/^(`{3,}|~{3,})/.exec(opening)?.[1] ?? "```"}`;
@@ -81,7 +74,7 @@ export function sentencesOf(hit: RankedCandidate, shape: { procedural: boolean }
         .split(/(?<=[.!?])\s+(?=[A-Z`"'(\[*_])/)
         .map((text) => text.trim())
         .filter((text) => text.length >= 20 && text.length <= MAX_SENTENCE_CHARS && /[\p{L}]/u.test(text));
-      texts.forEach((text, index) => {
+      texts.forEach((text) => {
         sentences.push({
           text,
           stems: stemsOf(text, cache),
@@ -89,10 +82,8 @@ export function sentencesOf(hit: RankedCandidate, shape: { procedural: boolean }
           hit,
           paragraph,
           order: sentences.length,
-          endsParagraph: index === texts.length - 1,
+          coverage: 0,
           score: 0,
-          leadScore: 0,
-          likelihood: 0,
         });
       });
     }
