@@ -7,6 +7,7 @@ import { sentencesOf, type Sentence } from "./sentences.ts";
 import { likelihoodOf } from "./sentence-model.ts";
 import { oneVersionPerSource } from "./one-version.ts";
 import type { D1Reader } from "../../d1/sessions.ts";
+import { noteTouched, publicViewer, visibilityFor, type Viewer, type Visibility } from "../visibility.ts";
 import type { SemanticSearch } from "../../embeddings/semantic-search.ts";
 
 /** A grounded answer in the shape of Google's AnswerQueryResponse. */
@@ -128,6 +129,13 @@ function shapeOf(query: string): QuestionShape {
   return { procedural: PROCEDURAL.test(query) };
 }
 
+/** A question (SPEC 2.3) and who asks it: the answer draws only on the data sources the viewer sees (visibility.ts); absent, the public ones. */
+export interface AnswerRequest {
+  query: string;
+  filter?: string;
+  viewer?: Viewer;
+}
+
 /**
  * Answers a question by query-focused extractive synthesis: retrieve the
  * best chunks (the same ranking as search), score their sentences by the
@@ -139,7 +147,7 @@ function shapeOf(query: string): QuestionShape {
  */
 export async function answerQuery(
   db: D1Reader,
-  request: { query: string; filter?: string },
+  request: AnswerRequest,
   weights: AnswerWeights = DEFAULT_ANSWER_WEIGHTS,
   semantic?: SemanticSearch,
 ): Promise<Answer> {
@@ -155,7 +163,7 @@ export interface SourcedAnswer {
 /** `answerQuery` with the chunk that grounds each reference (the REST API returns it as the reference's document chunk). */
 export async function answerWithSources(
   db: D1Reader,
-  request: { query: string; filter?: string },
+  request: AnswerRequest,
   weights: AnswerWeights = DEFAULT_ANSWER_WEIGHTS,
   semantic?: SemanticSearch,
 ): Promise<SourcedAnswer> {
@@ -168,6 +176,7 @@ export async function answerWithSources(
   const answer = composeAnswer(chosen);
   // Every reference is the page of a chosen sentence, so the look-up always finds one.
   const sources = answer.references.map((parent) => toChunkHit((chosen.find((sentence) => sentence.hit.parent === parent) as Sentence).hit));
+  if (request.viewer) noteTouched(request.viewer, candidates.visibility, sources.map((source) => ({ dataSource: source.document.dataSource, name: source.parent })));
   if (sources.some((source) => source.document.version)) answer.referenceVersions = sources.map((source) => source.document.version ?? "");
   return { answer, sources };
 }
@@ -178,6 +187,8 @@ export interface CandidateSentences {
   hits: RankedCandidate[];
   terms: WeightedTerm[];
   shape: QuestionShape;
+  /** What the question's viewer sees (visibility.ts). */
+  visibility: Visibility;
 }
 
 /**
@@ -188,12 +199,13 @@ export interface CandidateSentences {
  */
 export async function candidateSentences(
   db: D1Reader,
-  request: { query: string; filter?: string },
+  request: AnswerRequest,
   weights: AnswerWeights = DEFAULT_ANSWER_WEIGHTS,
   semantic?: SemanticSearch,
 ): Promise<CandidateSentences | null> {
   const filter = compileFilter(request.filter);
-  const retrieved = await retrieveChunks(db, request.query, { source: request.filter, compiled: filter }, weights.ranking, semantic);
+  const visibility = await visibilityFor(db, request.viewer ?? publicViewer());
+  const retrieved = await retrieveChunks(db, request.query, { source: request.filter, compiled: filter, visibility }, weights.ranking, semantic);
   const { terms, namedSites } = retrieved;
   // An answer never mixes versions: one per data source, the best-ranked one's.
   const ranked = oneVersionPerSource(retrieved.ranked);
@@ -210,7 +222,7 @@ export async function candidateSentences(
     sentences.push(...prose.sentences);
   }
   scoreSentences(sentences, terms, hits, weights.answering);
-  return { sentences, hits, terms, shape };
+  return { sentences, hits, terms, shape, visibility };
 }
 
 /**
