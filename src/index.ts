@@ -3,6 +3,8 @@ import { readOnce } from "./d1/sessions.ts";
 import { countDocuments } from "./documents/read/stored-documents.ts";
 import { errorHandler } from "./http/error-handler.ts";
 import { notFound } from "./http/not-found.ts";
+import { readerCaller, viewing } from "./http/viewer.ts";
+import { auditRetentionDays, pruneAuditLog } from "./documents/audit.ts";
 import { AlmanacMcp } from "./mcp/legacy-session.ts";
 import { mcpApi } from "./mcp/routes.ts";
 import { SessionRegistry } from "./mcp/session-registry.ts";
@@ -24,7 +26,10 @@ app.onError(errorHandler);
 app.notFound(notFound);
 app.use(serverTiming());
 
-app.get("/healthz", async (c) => c.json({ status: "ok", documents: await readOnce(c.env.DB, countDocuments) }));
+// The page count a caller sees: public sources, and with a key its audiences' (src/documents/visibility.ts).
+app.get("/healthz", readerCaller(), viewing("healthz", "healthz"), async (c) =>
+  c.json({ status: "ok", documents: await readOnce(c.env.DB, (db) => countDocuments(db, c.get("viewer"))) }, 200, { "Cache-Control": "no-store" }),
+);
 app.route("/", mcpApi());
 app.route("/", restApi());
 // The landing page and its "Try it" panels; restBasePath is where the REST facade above is mounted.
@@ -45,5 +50,7 @@ export default {
         if (report.started.length + report.released.length > 0) console.log(`sources: ${JSON.stringify(report)}`);
       }),
     );
+    // The audit log keeps AUDIT_RETENTION_DAYS of rows (src/documents/audit.ts); one indexed range delete per tick.
+    ctx.waitUntil(pruneAuditLog(env.DB, auditRetentionDays(env), new Date(controller.scheduledTime)).then(() => undefined));
   },
 } satisfies ExportedHandler<Env>;

@@ -14,8 +14,8 @@ import type { CompiledFilter } from "./search/filter.ts";
 /** Who reads: the audiences of the caller's key (none for an anonymous caller), and what it was given of restricted sources. */
 export interface Viewer {
   readonly audiences: readonly string[];
-  /** Filled by the reads: restricted data source → the names returned from it (a count alone leaves the set empty). */
-  readonly touched: Map<string, Set<string>>;
+  /** Filled by the reads: restricted data source → the names returned from it (a count alone leaves them empty) and the audiences that opened it. */
+  readonly touched: Map<string, { names: Set<string>; audiences: readonly string[] }>;
 }
 
 /** A viewer carrying `audiences`, with nothing touched yet. */
@@ -35,8 +35,8 @@ export function publicViewer(): Viewer {
 export interface Visibility {
   /** Data sources the viewer may not see, sorted. */
   readonly hidden: readonly string[];
-  /** Every restricted data source the viewer does see (for the audit log). */
-  readonly restricted: ReadonlySet<string>;
+  /** Every restricted data source the viewer does see, with the viewer's audiences that open it (for the audit log). */
+  readonly restricted: ReadonlyMap<string, readonly string[]>;
 }
 
 /** Audience names: what `--audience` takes. Lower-case, so team-a and Team-A are one audience. */
@@ -63,7 +63,8 @@ export function audienceList(value: string): string[] {
  */
 export async function visibilityFor(db: D1Reader, viewer: Viewer): Promise<Visibility> {
   const { results } = await db.prepare("SELECT data_source, audience FROM data_source_audiences").all<{ data_source: string; audience: string }>();
-  const open = new Set(results.filter((row) => viewer.audiences.includes(row.audience)).map((row) => row.data_source));
+  const open = new Map<string, string[]>();
+  for (const row of results) if (viewer.audiences.includes(row.audience)) open.set(row.data_source, [...(open.get(row.data_source) ?? []), row.audience]);
   const hidden = [...new Set(results.map((row) => row.data_source))].filter((source) => !open.has(source)).sort();
   return { hidden, restricted: open };
 }
@@ -108,10 +109,11 @@ export function isVisible(visibility: Visibility, dataSource: string): boolean {
  */
 export function noteTouched(viewer: Viewer, visibility: Visibility, returned: readonly { dataSource: string; name?: string }[]): void {
   for (const { dataSource, name } of returned) {
-    if (!visibility.restricted.has(dataSource)) continue;
-    let names = viewer.touched.get(dataSource);
-    if (!names) viewer.touched.set(dataSource, (names = new Set()));
-    if (name !== undefined) names.add(name);
+    const audiences = visibility.restricted.get(dataSource);
+    if (!audiences) continue;
+    let touched = viewer.touched.get(dataSource);
+    if (!touched) viewer.touched.set(dataSource, (touched = { names: new Set(), audiences }));
+    if (name !== undefined) touched.names.add(name);
   }
 }
 

@@ -14,7 +14,7 @@ export async function countDocuments(db: D1Reader, viewer: Viewer = publicViewer
   const row = await timed("d1", () =>
     db.prepare(`SELECT count(*) AS n FROM documents AS d WHERE 1 ${visibleSql("d", visibility, "?1")}`).bind(...hiddenBinding(visibility)).first<{ n: number }>(),
   );
-  noteTouched(viewer, visibility, [...visibility.restricted].map((dataSource) => ({ dataSource })));
+  noteTouched(viewer, visibility, [...visibility.restricted.keys()].map((dataSource) => ({ dataSource })));
   return row?.n ?? 0;
 }
 
@@ -44,7 +44,7 @@ export function documentStatements(names: readonly string[], visibility: Visibil
 }
 
 /** Nothing hidden: for reads that are not a caller's (the benchmark's). */
-const NOTHING_HIDDEN: Visibility = { hidden: [], restricted: new Set() };
+const NOTHING_HIDDEN: Visibility = { hidden: [], restricted: new Map() };
 
 /**
  * The stored pages among `names` that `viewer` sees (absent: the public
