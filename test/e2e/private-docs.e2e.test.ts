@@ -64,7 +64,8 @@ async function post(path: string, who: Who, body: unknown): Promise<{ status: nu
   return { status: response.status, body: await response.text() };
 }
 
-const search = (query: string, who: Who, more = "") => get(`/v1/documents:searchDocumentChunks?query=${encodeURIComponent(query)}&pageSize=20&prettyPrint=false${more}`, who);
+const search = (query: string, who: Who, more = "", pageSize = 20) =>
+  get(`/v1/documents:searchDocumentChunks?query=${encodeURIComponent(query)}&pageSize=${pageSize}&prettyPrint=false${more}`, who);
 
 /** The page token search would issue for `offset` of `query` (search-documents.ts): forged, as an attacker can. */
 function forgedToken(offset: number, query: string, filter = ""): string {
@@ -125,10 +126,10 @@ describe("REST facade", () => {
   });
 
   it("search: page tokens, replayed from the right key or forged at any offset, page through public chunks only", async () => {
-    const first = JSON.parse((await search(MIXED_QUERY, "right audience", "&pageSize=1")).body) as Json;
+    const first = JSON.parse((await search(MIXED_QUERY, "right audience", "", 1)).body) as Json;
     expect(first.nextPageToken).toBeDefined();
     for (const who of WRONG) {
-      const replayed = await search(MIXED_QUERY, who, `&pageSize=1&pageToken=${encodeURIComponent(first.nextPageToken)}`);
+      const replayed = await search(MIXED_QUERY, who, `&pageToken=${encodeURIComponent(first.nextPageToken)}`, 1);
       expectNoSecret(replayed.body);
       for (const offset of [0, 1, 2, 3, 5, 8, 50, 199]) {
         const forged = await search(MIXED_QUERY, who, `&pageToken=${encodeURIComponent(forgedToken(offset, MIXED_QUERY))}`);
@@ -173,12 +174,12 @@ describe("REST facade", () => {
     expect((await get(`/v1/${PUBLIC_PAGE}`, "anonymous")).headers.get("cache-control")).toMatch(/^public/);
   });
 
-  it("answerQuery: wrong callers' answers draw on public pages only; the right key's on both", async () => {
-    const question = { query: "What is the zorblat widget timeout during a quillfeather rotation?" };
+  it("answerQuery: wrong callers' answers draw on public pages only; the right key's on the restricted ones too", async () => {
+    const question = { query: "How often do the zorblat quillfeather credentials rotate?" };
     for (const who of WRONG) {
       const { status, body } = await post("/v1:answerQuery", who, question);
       expect(status).toBe(200);
-      expectNoSecret(body.replace(/quillfeather rotation\?/g, ""));
+      expectNoSecret(body);
       const hidden = await post("/v1:answerQuery", who, { ...question, filter: `data_source = "${HIDDEN}"` });
       const none = await post("/v1:answerQuery", who, { ...question, filter: 'data_source = "nowhere.example"' });
       expect(hidden).toEqual(none);
@@ -241,7 +242,8 @@ describe.each(["2025", "2026-07-28"] as const)("MCP, era %s", (era) => {
         expect(hidden.isError).toBe(true);
         expect(JSON.stringify(hidden).replaceAll(HIDDEN_PAGE, "NAME")).toBe(JSON.stringify(missing).replaceAll(MISSING_PAGE, "NAME"));
 
-        const answer = await call(client, "answer_query", { query: "What is the zorblat widget timeout during a rotation?" });
+        // The question names the restricted words; the answer echoes none of it, and draws on nothing hidden.
+        const answer = await call(client, "answer_query", { query: "How often do the zorblat quillfeather credentials rotate?" });
         expectNoSecret(JSON.stringify(answer));
       } finally {
         await close();
@@ -253,7 +255,7 @@ describe.each(["2025", "2026-07-28"] as const)("MCP, era %s", (era) => {
       expect(new Set(hits.structuredContent.results.map((hit: Json) => hit.document.dataSource))).toEqual(new Set([PUBLIC, HIDDEN]));
       const pages = await call(client, "get_documents", { names: [PUBLIC_PAGE, HIDDEN_PAGE] });
       expect(pages.structuredContent.documents.map((doc: Json) => doc.name)).toEqual([PUBLIC_PAGE, HIDDEN_PAGE]);
-      const answer = await call(client, "answer_query", { query: "What is the zorblat widget timeout during a quillfeather rotation?" });
+      const answer = await call(client, "answer_query", { query: "How often do the zorblat quillfeather credentials rotate?" });
       expect(JSON.stringify(answer.structuredContent.references)).toContain(HIDDEN);
     } finally {
       await close();
