@@ -26,7 +26,7 @@ const SECRETS = [HIDDEN, "runbooks", "quillfeather", "45 seconds", "escalation b
 const HIDDEN_PAGE = `documents/${HIDDEN}/v2/rotate`;
 const MISSING_PAGE = `documents/${HIDDEN}/v2/no-such-page`;
 const PUBLIC_PAGE = `documents/${PUBLIC}/widgets`;
-/** A question both sources answer: the public timeout, and the restricted one during a rotation. */
+/** Words both sources hold: the public timeout, and the restricted one during a rotation. */
 const MIXED_QUERY = "zorblat widget timeout seconds rotation";
 
 type Json = any;
@@ -79,19 +79,20 @@ beforeAll(async () => {
   expect(restricted).toContain(`${HIDDEN} is restricted to audience ops`);
   // Re-ingesting without --audience keeps the source restricted.
   cli("cli/ingest.ts", ["docs", "test/fixtures/private/internal-v2", "--base-uri", `https://${HIDDEN}/v2`, "--version", "v2"]);
-  // A kept source of each, for GET /sources and the landing page's table (never refreshed here).
-  cli("cli/sources.ts", ["add", "site", `https://${PUBLIC}/`, "--name", "zorblat-site"]);
+  // A kept source of the restricted data source, for GET /sources and the landing page's table (never refreshed here).
   cli("cli/sources.ts", ["add", "site", `https://${HIDDEN}/`, "--name", "ops-runbooks", "--audience", "ops"]);
+  const ids: Record<string, string> = {};
   for (const audience of ["ops", "sales"] as const) {
     const lines = cli("cli/keys.ts", ["create", "--label", `${audience}-bot`, "--audience", audience]).trim().split("\n");
     keys[audience] = lines[lines.length - 1] ?? "";
+    ids[audience] = /Created API key (key_[0-9a-f]{12}) .*audiences /.exec(lines[0] ?? "")?.[1] ?? "";
   }
-  const listed = cli("cli/keys.ts", ["list"]);
-  opsKeyId = /(key_[0-9a-f]{12}) {2}"ops-bot".*audiences ops/.exec(listed)?.[1] ?? "";
-  salesKeyId = /(key_[0-9a-f]{12}) {2}"sales-bot".*audiences sales/.exec(listed)?.[1] ?? "";
+  opsKeyId = ids.ops ?? "";
+  salesKeyId = ids.sales ?? "";
   expect(opsKeyId).not.toBe("");
-  server = await startServer([], stateDir);
-}, 240_000);
+  // Anonymous answers come from 127.0.0.1 like every other anonymous request here: room for all of them.
+  server = await startServer(["--var", "QUOTA_PUBLIC_ANSWER_PER_MINUTE:1000", "--var", "QUOTA_PUBLIC_ANSWER_PER_DAY:1000"], stateDir);
+}, 600_000);
 
 afterAll(async () => {
   await server?.stop();
@@ -175,7 +176,7 @@ describe("REST facade", () => {
   });
 
   it("answerQuery: wrong callers' answers draw on public pages only; the right key's on the restricted ones too", async () => {
-    const question = { query: "How often do the zorblat quillfeather credentials rotate?" };
+    const question = { query: "How often do the quillfeather credentials rotate?" };
     for (const who of WRONG) {
       const { status, body } = await post("/v1:answerQuery", who, question);
       expect(status).toBe(200);
@@ -243,7 +244,7 @@ describe.each(["2025", "2026-07-28"] as const)("MCP, era %s", (era) => {
         expect(JSON.stringify(hidden).replaceAll(HIDDEN_PAGE, "NAME")).toBe(JSON.stringify(missing).replaceAll(MISSING_PAGE, "NAME"));
 
         // The question names the restricted words; the answer echoes none of it, and draws on nothing hidden.
-        const answer = await call(client, "answer_query", { query: "How often do the zorblat quillfeather credentials rotate?" });
+        const answer = await call(client, "answer_query", { query: "How often do the quillfeather credentials rotate?" });
         expectNoSecret(JSON.stringify(answer));
       } finally {
         await close();
@@ -255,7 +256,7 @@ describe.each(["2025", "2026-07-28"] as const)("MCP, era %s", (era) => {
       expect(new Set(hits.structuredContent.results.map((hit: Json) => hit.document.dataSource))).toEqual(new Set([PUBLIC, HIDDEN]));
       const pages = await call(client, "get_documents", { names: [PUBLIC_PAGE, HIDDEN_PAGE] });
       expect(pages.structuredContent.documents.map((doc: Json) => doc.name)).toEqual([PUBLIC_PAGE, HIDDEN_PAGE]);
-      const answer = await call(client, "answer_query", { query: "How often do the zorblat quillfeather credentials rotate?" });
+      const answer = await call(client, "answer_query", { query: "How often do the quillfeather credentials rotate?" });
       expect(JSON.stringify(answer.structuredContent.references)).toContain(HIDDEN);
     } finally {
       await close();
@@ -358,11 +359,10 @@ describe("web doors", () => {
     const counts: Record<string, number> = {};
     for (const who of [...WRONG, "right audience"] as Who[]) {
       const sources = await get("/sources", who);
+      expect(sources.status).toBe(200);
       const names = (JSON.parse(sources.body) as Json).sources.map((source: Json) => source.name);
-      expect(names).toContain("zorblat-site");
-      if (who === "right audience") expect(names).toContain("ops-runbooks");
-      else expectNoSecret(sources.body.replace(/ops-runbooks/g, ""));
-      if (who !== "right audience") expect(names).not.toContain("ops-runbooks");
+      if (who === "right audience") expect(names).toEqual(["ops-runbooks"]);
+      else expect(sources.body).toBe('{"sources":[]}');
       counts[who] = (JSON.parse((await get("/healthz", who)).body) as Json).documents;
     }
     expect(counts["wrong audience"]).toBe(counts.anonymous);
@@ -424,5 +424,5 @@ describe("the audit log", () => {
     const text = JSON.stringify(rows);
     for (const content of ["45 seconds", "escalation bridge", "cached credentials"]) expect(text).not.toContain(content);
     expect(text).not.toContain(salesKeyId);
-  });
+  }, 120_000);
 });
