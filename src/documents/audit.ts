@@ -12,7 +12,7 @@ import type { Viewer } from "./visibility.ts";
 export type Door = "mcp" | "rest" | "web" | "llms.txt" | "markdown" | "sources" | "healthz";
 
 /** The caller as the log names it: its key id (null for an anonymous caller, which never sees a restricted source). */
-export interface AuditedCaller {
+interface AuditedCaller {
   keyId: string | null;
 }
 
@@ -28,7 +28,7 @@ export interface AuditRecord {
 }
 
 /** Rows kept when AUDIT_RETENTION_DAYS is unset: a quarter, the span access reviews usually look back over. */
-export const DEFAULT_AUDIT_RETENTION_DAYS = 90;
+const DEFAULT_AUDIT_RETENTION_DAYS = 90;
 
 /**
  * Records what `viewer` was given of restricted sources, if anything. The

@@ -150,7 +150,7 @@ export async function restrictedSources(db: D1Reader): Promise<Map<string, strin
  * again), in one batch so no reader sees it half-changed. Its pages are not
  * touched: changing who sees a source needs no re-ingestion.
  */
-export function setSourceAudiencesStatements(db: D1Database, dataSource: string, audiences: readonly string[]): D1PreparedStatement[] {
+function setSourceAudiencesStatements(db: D1Database, dataSource: string, audiences: readonly string[]): D1PreparedStatement[] {
   return [
     db.prepare("DELETE FROM data_source_audiences WHERE data_source = ?1").bind(dataSource),
     ...audiences.map((audience) => db.prepare("INSERT INTO data_source_audiences (data_source, audience) VALUES (?1, ?2)").bind(dataSource, audience)),

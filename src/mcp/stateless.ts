@@ -24,7 +24,7 @@ export const CACHE_HINTS: Record<"tools/list" | "resources/list" | "resources/te
 };
 
 /** The hints for `caller`: a keyed caller's corpus is its own, so its listings and reads stay in its own cache. */
-export function cacheHintsFor(caller: McpCaller): typeof CACHE_HINTS {
+function cacheHintsFor(caller: McpCaller): typeof CACHE_HINTS {
   if (caller.keyId === null) return CACHE_HINTS;
   return {
     ...CACHE_HINTS,
