@@ -4,6 +4,8 @@ import { formatBytes, READER_USER_AGENT } from "../src/readers/http.ts";
 import { DEFAULT_CRAWL_LIMITS, type CrawlLimits } from "../src/readers/site/crawl.ts";
 import { ingestSite, type SiteIngestResult } from "../src/documents/ingest/site-run.ts";
 import { siteFor } from "../src/documents/ingest/prepare-pages.ts";
+import { AUDIENCE_OPTIONS, audienceOption, describeAudiences } from "./audience-option.ts";
+import { setSourceAudiences } from "../src/documents/visibility.ts";
 import { VERSION_OPTIONS, versionOption } from "./version-option.ts";
 import { scopeOf } from "../src/readers/site/scope.ts";
 import { describeEmbedding, describeWriteProgress, refuseDefaultCorpusBase } from "./ingest-docs.ts";
@@ -17,7 +19,7 @@ import { describeSync } from "./report.ts";
 import { UsageError } from "./run-cli.ts";
 
 export const SITE_USAGE = `usage:
-  npm run ingest -- site <URL> [--base-uri <https://public/prefix>] [--data-source <host>] [--version <label> [--current]]
+  npm run ingest -- site <URL> [--base-uri <https://public/prefix>] [--data-source <host>] [--version <label> [--current]] [--audience <a,b>|--public]
       [--include <glob>]… [--exclude <glob>]… [--max-pages <n>] [--content-selector <css>]
       [--timeout <seconds>] [--prune] [--remote] [--persist-to <dir>]
 
@@ -47,6 +49,7 @@ export async function ingestSiteCommand(argv: string[]): Promise<void> {
       "base-uri": { type: "string" },
       "data-source": { type: "string" },
       ...VERSION_OPTIONS,
+      ...AUDIENCE_OPTIONS,
       include: { type: "string", multiple: true, default: [] },
       exclude: { type: "string", multiple: true, default: [] },
       "max-pages": { type: "string" },
@@ -63,7 +66,9 @@ export async function ingestSiteCommand(argv: string[]): Promise<void> {
   if (!start || extra.length > 0) throw new UsageError("give exactly one URL to crawl, e.g. npm run ingest -- site https://docs.example.com/");
   const scope = scopeOf(start);
   const version = versionOption(values);
-  refuseDefaultCorpusBase(siteFor(values["base-uri"] ?? `${scope.origin}${scope.prefix}`, values["data-source"]));
+  const site = siteFor(values["base-uri"] ?? `${scope.origin}${scope.prefix}`, values["data-source"]);
+  refuseDefaultCorpusBase(site);
+  const audiences = audienceOption(values);
   const limits: Partial<CrawlLimits> = {};
   if (values["max-pages"] !== undefined) limits.maxPages = positiveNumber("--max-pages", values["max-pages"]);
   if (values.timeout !== undefined) limits.timeoutMs = positiveNumber("--timeout", values.timeout) * 1000;
@@ -74,6 +79,11 @@ export async function ingestSiteCommand(argv: string[]): Promise<void> {
   const result = await withEnv({ remote: values.remote, persistTo: values["persist-to"] }, async (env) => {
     // Refused before anything is read or written when misconfigured (embeddings-vars.ts).
     const embeddings = cliSemanticSearch(embeddingsVars(env));
+    // Before any page is written, so a restricted site is never public (cli/audience-option.ts).
+    if (audiences !== undefined) {
+      await setSourceAudiences(env.DB, site.dataSource, audiences);
+      console.log(describeAudiences(site.dataSource, audiences));
+    }
     const read = await ingestSite(env.DB, {
       start,
       baseUri: values["base-uri"],

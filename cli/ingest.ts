@@ -10,6 +10,8 @@ import { describeArchiveRead, ingestArchive } from "./ingest-archive.ts";
 import { describeLlmsRead, ingestLlms } from "./ingest-llms.ts";
 import { removeVersion } from "../src/documents/ingest/write-corpus.ts";
 import { VERSION_OPTIONS, versionOption } from "./version-option.ts";
+import { AUDIENCE_OPTIONS, audienceOption, describeAudiences } from "./audience-option.ts";
+import { setSourceAudiences } from "../src/documents/visibility.ts";
 import type { SiteVersion } from "../src/documents/versions.ts";
 import { USER_LIBRARY, checkLibraryName, describeLibraryIngest, ingestLibraryFolder } from "./ingest-library.ts";
 import { withEnv } from "./env.ts";
@@ -20,7 +22,7 @@ import { runCli, UsageError } from "./run-cli.ts";
 import { ingestSiteCommand } from "./ingest-site.ts";
 
 const USAGE = `usage:
-  npm run ingest -- docs <dir> --base-uri <https://host[/prefix]> [--data-source <host>] [--version <label> [--current]] [--prune] [--remote] [--persist-to <dir>]
+  npm run ingest -- docs <dir> --base-uri <https://host[/prefix]> [--data-source <host>] [--version <label> [--current]] [--audience <a,b>|--public] [--prune] [--remote] [--persist-to <dir>]
 
   npm run ingest -- remove-version <label> [--data-source <host>] [--remote] [--persist-to <dir>]
 
@@ -51,6 +53,11 @@ holding another version is refused. Searches and answers see each data source's 
 (plus unversioned pages) unless a filter names one: the version last ingested with --current,
 else the one added last. Re-ingesting a version with --current makes it current again.
 
+--audience team-a[,team-b] restricts the data source to those audiences before any page is
+written: only API keys carrying one of them see its pages, on every door (--public opens it
+again). Without either, a data source keeps the audiences it has (public by default);
+npm run sources -- audience changes them later without re-ingesting.
+
 remove-version: deletes exactly the pages of that version (--data-source when two data sources
 have a version of that label); the data source's current version is worked out again.
 
@@ -74,6 +81,7 @@ async function main(argv: string[]): Promise<void> {
       remote: { type: "boolean", default: false },
       prune: { type: "boolean", default: false },
       ...VERSION_OPTIONS,
+      ...AUDIENCE_OPTIONS,
       "persist-to": { type: "string", default: DEFAULT_STATE_DIR },
       help: { type: "boolean", short: "h", default: false },
     },
@@ -82,18 +90,21 @@ async function main(argv: string[]): Promise<void> {
   const [kind, dir, ...extra] = positionals;
   // Parsed once for every kind that writes pages; the library has no versions.
   const version = versionOption(values);
+  const audiences = audienceOption(values);
   if (kind === "library") {
     if (version) throw new UsageError("--version and --current are for documentation (docs, archive, llms, site); library entries have no versions");
+    if (audiences) throw new UsageError("--audience and --public are for documentation (docs, archive, llms, site); the query library is public");
     return ingestLibrary(dir, extra, values);
   }
   if (kind === "remove-version") return removeVersionCommand(dir, extra, values);
-  if (kind === "archive") return ingestArchiveCommand(dir, extra, values, version);
-  if (kind === "llms") return ingestLlmsCommand(dir, extra, values, version);
+  if (kind === "archive") return ingestArchiveCommand(dir, extra, values, version, audiences);
+  if (kind === "llms") return ingestLlmsCommand(dir, extra, values, version, audiences);
   if (kind !== "docs") throw new Error(kind ? `unknown kind "${kind}"; expected "docs", "archive", "llms", "site", "library" or "remove-version"` : "say what to ingest: docs, archive, llms, site or library");
   if (!dir || extra.length > 0) throw new UsageError("give exactly one folder to ingest");
   if (!values["base-uri"]) throw new UsageError("--base-uri is required, e.g. --base-uri https://docs.example.com");
   const site = siteFor(values["base-uri"], values["data-source"], version);
   refuseDefaultCorpusBase(site);
+  await restrictFirst(values, site.dataSource, audiences);
   const progress = progressPrinter("ingest");
   // With --remote, the very code path of a local run, against the deployed D1 database, in batches within D1's limits.
   // EMBEDDINGS and friends as the Worker reads them (embeddings-vars.ts); a misconfiguration stops the run before it writes.
@@ -136,11 +147,12 @@ interface ReaderValues {
   "persist-to": string;
 }
 
-async function ingestArchiveCommand(source: string | undefined, extra: string[], values: ReaderValues, version: SiteVersion | undefined): Promise<void> {
+async function ingestArchiveCommand(source: string | undefined, extra: string[], values: ReaderValues, version: SiteVersion | undefined, audiences: string[] | undefined): Promise<void> {
   if (!source || extra.length > 0) throw new UsageError("give exactly one archive: a URL or a file of a .tar.gz");
   if (!values["base-uri"]) throw new UsageError("--base-uri is required: where the archive's pages are published, e.g. --base-uri https://docs.example.com");
   const site = siteFor(values["base-uri"], values["data-source"], version);
   refuseDefaultCorpusBase(site);
+  await restrictFirst(values, site.dataSource, audiences);
   const progress = progressPrinter("ingest");
   const connect = connectWithEmbeddings(values);
   const result = await ingestArchive(source, values.path, connect, site, { prune: values.prune, progress: progress.update }).finally(progress.done);
@@ -148,13 +160,25 @@ async function ingestArchiveCommand(source: string | undefined, extra: string[],
   console.log(describeDocsIngest(site.baseUri, result));
 }
 
-async function ingestLlmsCommand(url: string | undefined, extra: string[], values: ReaderValues, version: SiteVersion | undefined): Promise<void> {
+async function ingestLlmsCommand(url: string | undefined, extra: string[], values: ReaderValues, version: SiteVersion | undefined, audiences: string[] | undefined): Promise<void> {
   if (!url || extra.length > 0) throw new UsageError("give exactly one URL: an llms.txt or an llms-full.txt");
+  await restrictFirst(values, siteFor(values["base-uri"] ?? new URL(url).origin, values["data-source"]).dataSource, audiences);
   const progress = progressPrinter("ingest");
   const connect = connectWithEmbeddings(values);
   const result = await ingestLlms(url, { ...values, version }, connect, progress.update).finally(progress.done);
   for (const line of [...describeLlmsRead(result), ...describeDocsPages(result)]) console.log(line);
   console.log(describeDocsIngest(result.baseUri, result));
+}
+
+/**
+ * `--audience`/`--public`: gives the data source its audiences before a page
+ * is written, so a restricted source's pages are never public, not even for
+ * the length of the run. Without either option its audiences stay as they are.
+ */
+async function restrictFirst(values: { remote: boolean; "persist-to": string }, dataSource: string, audiences: string[] | undefined): Promise<void> {
+  if (audiences === undefined) return;
+  await withEnv({ remote: values.remote, persistTo: values["persist-to"] }, (env) => setSourceAudiences(env.DB, dataSource, audiences));
+  console.log(describeAudiences(dataSource, audiences));
 }
 
 /** The database an archive or llms.txt run writes to, and (EMBEDDINGS on) what it embeds with: a misconfiguration is refused before the first write. */

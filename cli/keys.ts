@@ -1,20 +1,26 @@
 // npm run keys -- create|list|revoke: manage API keys in the local D1 database, or the deployed one with --remote.
 import { parseArgs } from "node:util";
 import { type ApiKeyRecord, KEY_TIERS, isKeyTier } from "../src/auth/api-keys.ts";
-import { createApiKey, listApiKeys, revokeApiKey } from "../src/auth/key-store.ts";
+import { createApiKey, listApiKeys, revokeApiKey, setKeyAudiences } from "../src/auth/key-store.ts";
+import { AUDIENCE_OPTIONS, audienceOption } from "./audience-option.ts";
 import { parseWholeNumber, tierLimits } from "../src/quota/limits.ts";
 import { withEnv } from "./env.ts";
 import { DEFAULT_STATE_DIR } from "./local-env.ts";
 import { runCli, UsageError } from "./run-cli.ts";
 
 const USAGE = `usage:
-  npm run keys -- create --label NAME [--tier ${KEY_TIERS.join("|")}] [--answer-per-minute N] [--answer-per-day N] [--remote]
+  npm run keys -- create --label NAME [--tier ${KEY_TIERS.join("|")}] [--answer-per-minute N] [--answer-per-day N] [--audience a,b] [--remote]
   npm run keys -- list [--remote]
   npm run keys -- revoke <key-or-id> [--remote]
+  npm run keys -- audience <key-or-id> --audience a,b | --public [--remote]
 
 Keys live in the local D1 database that \`npm start\` serves (--persist-to <dir> picks
 another state folder), or in the deployed one with --remote. Only a hash of each key is
-stored: \`create\` prints the key once, alone on the last line of its output.`;
+stored: \`create\` prints the key once, alone on the last line of its output.
+
+--audience team-a[,team-b]: the key sees the data sources restricted to those audiences beside
+the public ones (corpus/docs/private-documentation.md); \`audience\` changes an existing key's
+(--public: public sources only).`;
 
 async function main(argv: string[]): Promise<void> {
   const { positionals, values } = parseArgs({
@@ -25,6 +31,7 @@ async function main(argv: string[]): Promise<void> {
       tier: { type: "string" },
       "answer-per-minute": { type: "string" },
       "answer-per-day": { type: "string" },
+      ...AUDIENCE_OPTIONS,
       remote: { type: "boolean", default: false },
       "persist-to": { type: "string", default: DEFAULT_STATE_DIR },
       help: { type: "boolean", short: "h", default: false },
@@ -42,6 +49,7 @@ async function main(argv: string[]): Promise<void> {
       tier: values.tier,
       answerPerMinute: limitOption("answer-per-minute", values["answer-per-minute"]),
       answerPerDay: limitOption("answer-per-day", values["answer-per-day"]),
+      audiences: audienceOption(values) ?? [],
     };
     const { key, record, description } = await run(async (env) => {
       const created = await createApiKey(env.DB, options);
@@ -69,7 +77,18 @@ async function main(argv: string[]): Promise<void> {
     return;
   }
 
-  throw new Error(command ? `unknown command "${command}"; expected create, list or revoke` : "say what to do: create, list or revoke");
+  if (command === "audience") {
+    const [keyOrId, ...extra] = rest;
+    if (!keyOrId || extra.length > 0) throw new Error("give exactly one key or key id, e.g. npm run keys -- audience key_3f9c2a1b7d4e --audience team-a");
+    const audiences = audienceOption(values);
+    if (audiences === undefined) throw new Error("say what the key sees: --audience team-a[,team-b], or --public for public sources only");
+    const updated = await run((env) => setKeyAudiences(env.DB, keyOrId.trim(), audiences));
+    if (!updated) throw new Error(`no API key matches "${keyOrId}"; npm run keys -- list shows the ids`);
+    console.log(`${updated.id} ("${updated.label}") now sees ${audiences.length === 0 ? "public data sources only" : `public data sources and those of audience ${audiences.join(", ")}`}.`);
+    return;
+  }
+
+  throw new Error(command ? `unknown command "${command}"; expected create, list, revoke or audience` : "say what to do: create, list, revoke or audience");
 }
 
 /** "--answer-per-minute 60" → 60; absent → null (the tier's limit). */
@@ -91,6 +110,7 @@ function describeKey(env: Env, record: ApiKeyRecord): string {
     JSON.stringify(record.label),
     `tier ${record.tier}`,
     `answer_query ${limit(record.answerPerMinute, tier?.perMinute, "min")}, ${limit(record.answerPerDay, tier?.perDay, "UTC day")}`,
+    record.audiences.length > 0 ? `audiences ${record.audiences.join(",")}` : "public sources only",
     `created ${record.createdAt}`,
     state,
   ].join("  ");

@@ -9,6 +9,9 @@ import { ingestArchive } from "./ingest-archive.ts";
 import { addSource, listSources, parseInterval, removeSource, SOURCE_KINDS, type Source, type SourceKind, type SourceOptions } from "../src/sources/sources.ts";
 import { MIRROR, siteIngestOptions, siteOfSource, versionOf } from "../src/sources/read-source.ts";
 import { VERSION_OPTIONS, versionOption } from "./version-option.ts";
+import { AUDIENCE_OPTIONS, audienceOption, describeAudiences } from "./audience-option.ts";
+import { restrictedSources, setSourceAudiences, sourceAudiences } from "../src/documents/visibility.ts";
+import { hostOf } from "../src/sources/status.ts";
 import { runSource, type ReadResult } from "../src/sources/run.ts";
 import { withEnv } from "./env.ts";
 import { DEFAULT_STATE_DIR } from "./local-env.ts";
@@ -25,6 +28,7 @@ const USAGE = `usage:
   npm run sources -- remove <name>
   npm run sources -- refresh <name> [--allow-shrink]
   npm run sources -- hook <name> [--url <the server's public URL>]
+  npm run sources -- audience [<data source or source name>] [--audience <a,b>|--public]
 each with [--remote] [--persist-to <dir>]
 
 ingest options are those of npm run ingest -- <kind>: --base-uri, --data-source, --include,
@@ -37,7 +41,13 @@ of the pages (then it fails; refresh --allow-shrink accepts it once).
 hook prints a new webhook secret for the source, once (the old one stops working), and its
 URLs for GitHub, GitLab and the generic signed form. The secret is derived from the Worker
 secret HOOK_KEY, read from the environment (or, locally, .dev.vars): give it the value of
-npx wrangler secret put HOOK_KEY (corpus/docs/keeping-sources-fresh.md).`;
+npx wrangler secret put HOOK_KEY (corpus/docs/keeping-sources-fresh.md).
+
+--audience team-a[,team-b] on add restricts the source's data source to those audiences at once,
+before its first page: only API keys carrying one see it (corpus/docs/private-documentation.md).
+audience changes who sees a data source (or a kept source's) without re-ingesting: --audience
+restricts, --public opens; with neither it prints the audiences, and with no name every
+restricted data source.`;
 
 const OPTIONS = {
   name: { type: "string" },
@@ -55,6 +65,7 @@ const OPTIONS = {
   "allow-shrink": { type: "boolean" },
   url: { type: "string" },
   ...VERSION_OPTIONS,
+  ...AUDIENCE_OPTIONS,
   remote: { type: "boolean", default: false },
   "persist-to": { type: "string", default: DEFAULT_STATE_DIR },
   help: { type: "boolean", short: "h", default: false },
@@ -84,7 +95,14 @@ async function main(argv: string[]): Promise<void> {
       // Refused now, not at the first refresh: a base URI or data source the readers would refuse.
       siteOfSource({ kind: kind as SourceKind, url, options } as Source);
       const every = parseInterval(values.every);
-      const source = await withEnv(env, (e) => addSource(e.DB, { name: values.name!, kind: kind as SourceKind, url, options, every }, Date.now()));
+      const audiences = audienceOption(values);
+      const source = await withEnv(env, async (e) => {
+        const added = await addSource(e.DB, { name: values.name!, kind: kind as SourceKind, url, options, every }, Date.now());
+        // Before its first run reads a page: a restricted source is never public.
+        if (audiences !== undefined) await setSourceAudiences(e.DB, hostOf(added), audiences);
+        return added;
+      });
+      if (audiences !== undefined) console.log(describeAudiences(hostOf(source), audiences));
       return console.log(JSON.stringify(describe(source)));
     }
     case "list": {
@@ -119,9 +137,35 @@ async function main(argv: string[]): Promise<void> {
       console.error(`the secret is shown this once; a new one (hook ${name} again) replaces it and the old one stops working`);
       return console.log(JSON.stringify({ name, secret: await deriveHookSecret(key, name, salt), hooks }));
     }
+    case "audience":
+      return audienceCommand(rest, values, env);
     default:
       throw new UsageError(`unknown command "${command}"`);
   }
+}
+
+/**
+ * `sources -- audience [<name>] [--audience a,b | --public]`: a data source's
+ * audiences, set or shown; `<name>` is a data source (host) or the name of
+ * a kept source (its data source is meant). No name lists every restricted one.
+ */
+async function audienceCommand(rest: string[], values: { audience?: string; public?: boolean }, env: { remote: boolean; persistTo: string }): Promise<void> {
+  const [name, ...extra] = rest;
+  if (extra.length > 0) throw new Error("give one data source (or source name) at most");
+  const audiences = audienceOption(values);
+  await withEnv(env, async (e) => {
+    if (name === undefined) {
+      if (audiences !== undefined) throw new Error("say which data source to restrict or open, e.g. npm run sources -- audience docs.internal.example --audience team-a");
+      const restricted = await restrictedSources(e.DB);
+      if (restricted.size === 0) return console.log("every data source is public");
+      for (const [dataSource, names] of restricted) console.log(describeAudiences(dataSource, names));
+      return;
+    }
+    const kept = (await listSources(e.DB)).find((source) => source.name === name);
+    const dataSource = kept ? hostOf(kept) : name;
+    if (audiences !== undefined) await setSourceAudiences(e.DB, dataSource, audiences);
+    console.log(describeAudiences(dataSource, audiences ?? (await sourceAudiences(e.DB, dataSource))));
+  });
 }
 
 /** Reads and writes a source through the reader of its kind, with its stored ingest options (src/sources/read-source.ts), embedding its pages when hybrid retrieval is on. */

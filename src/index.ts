@@ -3,6 +3,8 @@ import { readOnce } from "./d1/sessions.ts";
 import { countDocuments } from "./documents/read/stored-documents.ts";
 import { errorHandler } from "./http/error-handler.ts";
 import { notFound } from "./http/not-found.ts";
+import { readerCaller, viewing } from "./http/viewer.ts";
+import { auditRetentionDays, pruneAuditLog } from "./documents/audit.ts";
 import { AlmanacMcp } from "./mcp/legacy-session.ts";
 import { mcpApi } from "./mcp/routes.ts";
 import { SessionRegistry } from "./mcp/session-registry.ts";
@@ -25,7 +27,10 @@ app.onError(errorHandler);
 app.notFound(notFound);
 app.use(serverTiming());
 
-app.get("/healthz", async (c) => c.json({ status: "ok", documents: await readOnce(c.env.DB, countDocuments) }));
+// The page count a caller sees: public sources, and with a key its audiences' (src/documents/visibility.ts).
+app.get("/healthz", readerCaller(), viewing("healthz", "healthz"), async (c) =>
+  c.json({ status: "ok", documents: await readOnce(c.env.DB, (db) => countDocuments(db, c.get("viewer"))) }, 200, { "Cache-Control": "no-store" }),
+);
 // A source's origin says it changed: POST /sources/<name>/hooks/<provider> (corpus/docs/keeping-sources-fresh.md).
 app.route("/", sourceHooksSite());
 app.route("/", mcpApi());
@@ -48,5 +53,7 @@ export default {
         if (report.started.length + report.released.length > 0) console.log(`sources: ${JSON.stringify(report)}`);
       }),
     );
+    // The audit log keeps AUDIT_RETENTION_DAYS of rows (src/documents/audit.ts); one indexed range delete per tick.
+    ctx.waitUntil(pruneAuditLog(env.DB, auditRetentionDays(env), new Date(controller.scheduledTime)).then(() => undefined));
   },
 } satisfies ExportedHandler<Env>;

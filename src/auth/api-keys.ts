@@ -22,6 +22,8 @@ export interface ApiKeyRecord {
   /** This key's own limits; null means the tier's. */
   answerPerMinute: number | null;
   answerPerDay: number | null;
+  /** The audiences whose restricted data sources the key sees (src/documents/visibility.ts); empty: public ones only. */
+  audiences: string[];
   createdAt: string;
   revokedAt: string | null;
 }

@@ -13,6 +13,8 @@ export type Caller =
       /** The key's own limits; null means the tier's. */
       answerPerMinute: number | null;
       answerPerDay: number | null;
+      /** The key's audiences: the restricted data sources it sees (src/documents/visibility.ts). */
+      audiences: readonly string[];
     }
   | {
       kind: "anonymous";
@@ -90,12 +92,18 @@ export async function identifyCaller(env: Env, request: Request): Promise<Caller
       tier: record.tier,
       answerPerMinute: record.answerPerMinute,
       answerPerDay: record.answerPerDay,
+      audiences: record.audiences,
     };
   }
   if (!publicTierIsOn(env)) {
     throw new AlmanacError("UNAUTHENTICATED", `this server requires an API key: ${HOW_TO_SEND}`);
   }
   return { kind: "anonymous", address: clientAddress(request.headers.get("cf-connecting-ip")) };
+}
+
+/** The audiences a caller reads with: its key's, none for an anonymous caller (public sources only). */
+export function callerAudiences(caller: Caller): readonly string[] {
+  return caller.kind === "key" ? caller.audiences : [];
 }
 
 /** PUBLIC_TIER: "on" (the default) or "off"; any other value is a configuration error, not a guess. */

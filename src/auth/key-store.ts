@@ -7,11 +7,12 @@ interface ApiKeyRow {
   tier: string;
   answer_per_minute: number | null;
   answer_per_day: number | null;
+  audiences: string;
   created_at: string;
   revoked_at: string | null;
 }
 
-const COLUMNS = "id, label, tier, answer_per_minute, answer_per_day, created_at, revoked_at";
+const COLUMNS = "id, label, tier, answer_per_minute, answer_per_day, audiences, created_at, revoked_at";
 
 /** Labels are for people reading `keys list`; anything longer is a mistake. */
 const MAX_LABEL_LENGTH = 200;
@@ -23,9 +24,20 @@ function toRecord(row: ApiKeyRow): ApiKeyRecord {
     tier: row.tier,
     answerPerMinute: row.answer_per_minute,
     answerPerDay: row.answer_per_day,
+    audiences: parseAudiences(row.audiences),
     createdAt: row.created_at,
     revokedAt: row.revoked_at,
   };
+}
+
+/** The stored JSON array of audience names; anything else (a hand-edited row) is no audience. */
+function parseAudiences(stored: string): string[] {
+  try {
+    const parsed: unknown = JSON.parse(stored);
+    return Array.isArray(parsed) ? parsed.filter((name): name is string => typeof name === "string") : [];
+  } catch {
+    return [];
+  }
 }
 
 /** What `npm run keys -- create` takes. */
@@ -34,6 +46,8 @@ export interface NewApiKey {
   tier?: string;
   answerPerMinute?: number | null;
   answerPerDay?: number | null;
+  /** Checked names (visibility.ts audienceList); absent: none. */
+  audiences?: readonly string[];
 }
 
 /**
@@ -69,15 +83,16 @@ export async function createApiKey(
     tier,
     answerPerMinute: options.answerPerMinute ?? null,
     answerPerDay: options.answerPerDay ?? null,
+    audiences: [...(options.audiences ?? [])],
     createdAt: now.toISOString(),
     revokedAt: null,
   };
   await db
     .prepare(
-      `INSERT INTO api_keys (id, key_hash, label, tier, answer_per_minute, answer_per_day, created_at)
-       VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)`,
+      `INSERT INTO api_keys (id, key_hash, label, tier, answer_per_minute, answer_per_day, audiences, created_at)
+       VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)`,
     )
-    .bind(record.id, await hashApiKey(key), record.label, record.tier, record.answerPerMinute, record.answerPerDay, record.createdAt)
+    .bind(record.id, await hashApiKey(key), record.label, record.tier, record.answerPerMinute, record.answerPerDay, JSON.stringify(record.audiences), record.createdAt)
     .run();
   return { key, record };
 }
@@ -108,6 +123,20 @@ export async function revokeApiKey(db: D1Database, keyOrId: string, now: Date = 
        RETURNING ${COLUMNS}`,
     )
     .bind(keyOrId, keyHash, now.toISOString())
+    .first<ApiKeyRow>();
+  return row ? toRecord(row) : null;
+}
+
+/**
+ * Gives an existing key (by id or by the key itself) exactly `audiences`
+ * (empty: public sources only). Takes effect on its next request; a 2025-era
+ * MCP session keeps the audiences of the request that opened it. Returns the
+ * key as now stored, or null when no key matches.
+ */
+export async function setKeyAudiences(db: D1Database, keyOrId: string, audiences: readonly string[]): Promise<ApiKeyRecord | null> {
+  const row = await db
+    .prepare(`UPDATE api_keys SET audiences = ?3 WHERE id = ?1 OR key_hash = ?2 RETURNING ${COLUMNS}`)
+    .bind(keyOrId, await hashApiKey(keyOrId), JSON.stringify([...audiences]))
     .first<ApiKeyRow>();
   return row ? toRecord(row) : null;
 }

@@ -5,6 +5,7 @@
  * index on `data_source` (corpus/docs/deploying.md has the commands).
  */
 import type { CompiledFilter } from "../documents/search/filter.ts";
+import { splitVisibility } from "../documents/visibility.ts";
 import type { ChunkVector, VectorIndex, VectorQuery } from "./vector-index.ts";
 
 /**
@@ -38,7 +39,18 @@ export interface ChunkMetadata {
  *
  * @example vectorizeFilter({ sql: "(d.data_source = ?)", params: ["dart.dev"] }) // { data_source: { $eq: "dart.dev" } }
  */
-export function vectorizeFilter(filter: CompiledFilter | null): VectorizeVectorMetadataFilter | undefined {
+export function vectorizeFilter(compiled: CompiledFilter | null): VectorizeVectorMetadataFilter | undefined {
+  // Sources hidden from the caller (visibility.ts) are left out before ranking too, so they take no neighbour's place.
+  const { filter, hidden } = splitVisibility(compiled);
+  const own = ownFilter(filter);
+  if (hidden.length === 0) return own;
+  if (own === undefined) return { data_source: { $nin: hidden } };
+  const pinned = own["data_source"] as { $eq?: string; $nin?: string[] };
+  return pinned.$eq !== undefined ? own : { data_source: { $nin: [...(pinned.$nin ?? []), ...hidden] } };
+}
+
+/** The caller's own filter as Vectorize applies it, when it can. */
+function ownFilter(filter: CompiledFilter | null): VectorizeVectorMetadataFilter | undefined {
   if (!filter) return undefined;
   const restriction = /^\(d\.data_source (=|!=) \?\)$/;
   const parts = filter.sql.startsWith("((") && filter.sql.endsWith("))") ? filter.sql.slice(1, -1).split(" AND ") : [filter.sql];

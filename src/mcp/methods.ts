@@ -17,6 +17,9 @@ import {
 } from "../tools/document-resources.ts";
 import { SERVER_INSTRUCTIONS, enabledTools } from "../tools/index.ts";
 import { conformanceTool } from "./conformance-tool.ts";
+import { recordAccess } from "../documents/audit.ts";
+import { type Caller, callerAudiences } from "../auth/caller.ts";
+import { type Viewer, viewerWith } from "../documents/visibility.ts";
 
 /** Name and version reported by `initialize` and `server/discover`. */
 export const SERVER_INFO = { name: "almanac", version: "0.1.0" } as const;
@@ -73,6 +76,23 @@ export type ToolResult = {
   isError?: boolean;
 };
 
+/**
+ * Who calls, as the methods need it: the key id for the audit log and the
+ * audiences that decide which data sources it reads (src/documents/visibility.ts).
+ */
+export interface McpCaller {
+  keyId: string | null;
+  audiences: readonly string[];
+}
+
+/** A caller without a key: public data sources only. */
+export const ANONYMOUS: McpCaller = { keyId: null, audiences: [] };
+
+/** The authenticated caller as the methods need it. */
+export function mcpCaller(caller: Caller): McpCaller {
+  return { keyId: caller.kind === "key" ? caller.keyId : null, audiences: callerAudiences(caller) };
+}
+
 /** The methods Almanac serves beyond the SDK's own (initialize, ping, server/discover). */
 export interface McpMethods {
   "tools/list"(): Promise<{ tools: ListedTool[] }>;
@@ -92,12 +112,22 @@ export interface McpMethods {
  * where tool calls start their D1 read sessions: a 2025-era session passes
  * its own, so its later calls never see an older corpus than earlier ones
  * (the bookmark carries); a 2026-07-28 request, having no session, a fresh one.
+ * `caller` says who calls, asked at each call: its audiences decide what the
+ * tools and resources read, and what they return of restricted sources is audited.
  *
  * @example const methods = almanacMethods(env); await methods["tools/list"]()
  */
-export function almanacMethods(env: Env, reads: ReadConsistency = new ReadConsistency()): McpMethods {
+export function almanacMethods(env: Env, reads: ReadConsistency = new ReadConsistency(), caller: () => McpCaller = () => ANONYMOUS): McpMethods {
   const tools = servedTools(env);
   const byName = new Map(tools.map((tool) => [tool.name, tool]));
+  /** Runs one method's reads as the caller sees the corpus, and audits what they returned of restricted sources. */
+  const asCaller = async <T>(method: string, work: (viewer: Viewer) => Promise<T>): Promise<T> => {
+    const who = caller();
+    const viewer = viewerWith(who.audiences);
+    const result = await work(viewer);
+    await recordAccess(env.DB, who, "mcp", method, viewer);
+    return result;
+  };
   return {
     "tools/list": async () => ({ tools: tools.map(listedTool) }),
     "tools/call": async ({ name, arguments: args }) => {
@@ -109,17 +139,17 @@ export function almanacMethods(env: Env, reads: ReadConsistency = new ReadConsis
           { status: "NOT_FOUND", name: quoted(name) },
         );
       }
-      return callTool(env, tool, args, reads);
+      return callTool(env, tool, args, reads, caller());
     },
-    "resources/list": async (params) => listDocumentResources(env.DB, params?.cursor).catch(asInvalidParams),
+    "resources/list": async (params) => asCaller("resources/list", (viewer) => listDocumentResources(env.DB, params?.cursor, viewer)).catch(asInvalidParams),
     "resources/templates/list": async () => ({ resourceTemplates: [DOCUMENT_TEMPLATE] }),
-    "resources/read": async ({ uri }) => ({ contents: [await readDocumentResource(env.DB, uri).catch(asInvalidParams)] }),
+    "resources/read": async ({ uri }) => ({ contents: [await asCaller("resources/read", (viewer) => readDocumentResource(env.DB, uri, viewer)).catch(asInvalidParams)] }),
     "completion/complete": async ({ ref, argument }) => {
       if (ref.type !== "ref/resource" || ref.uri !== DOCUMENT_TEMPLATE.uriTemplate || argument.name !== "path") {
         // Nothing else here takes arguments: no prompts, and the template has one variable.
         return { completion: { values: [], hasMore: false } };
       }
-      const { values, hasMore } = await completeDocumentPath(env.DB, argument.value);
+      const { values, hasMore } = await asCaller("completion/complete", (viewer) => completeDocumentPath(env.DB, argument.value, viewer));
       return { completion: hasMore ? { values, hasMore } : { values, total: values.length, hasMore } };
     },
   };
@@ -167,9 +197,12 @@ function jsonSchema(schema: z.ZodObject, io: "input" | "output"): ObjectSchema {
  * A thrown AlmanacError becomes an `isError` result whose text starts with
  * its status; unexpected errors are logged, never shown.
  */
-async function callTool(env: Env, tool: AnyToolDefinition, args: Record<string, unknown> | undefined, reads: ReadConsistency): Promise<ToolResult> {
+async function callTool(env: Env, tool: AnyToolDefinition, args: Record<string, unknown> | undefined, reads: ReadConsistency, caller: McpCaller): Promise<ToolResult> {
   try {
-    const output = await tool.run(env, checkedArguments(z.strictObject(tool.inputSchema), args ?? {}), { reads });
+    const viewer = viewerWith(caller.audiences);
+    const output = await tool.run(env, checkedArguments(z.strictObject(tool.inputSchema), args ?? {}), { reads, viewer });
+    // Logged before the result goes out: a restricted read that cannot be audited fails instead.
+    await recordAccess(env.DB, caller, "mcp", tool.name, viewer);
     return { content: [{ type: "text", text: output.text }], structuredContent: output.structured as Record<string, unknown> };
   } catch (thrown) {
     const error = toAlmanacError(thrown);

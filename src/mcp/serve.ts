@@ -4,6 +4,7 @@
 import { isLegacyRequest } from "@modelcontextprotocol/server";
 import type { Handler } from "hono";
 import type { Caller } from "../auth/caller.ts";
+import { mcpCaller } from "./methods.ts";
 import { withBoundedErrors } from "./bounded-errors.ts";
 import { answerWithin } from "./deadline.ts";
 import { serveLegacySession } from "./legacy-session.ts";
@@ -38,7 +39,7 @@ export function mcpEndpoint(): Handler<{ Bindings: Env }> {
 export async function serveMcp(request: Request, env: Env, ctx: ExecutionContext, caller: Caller, parsedBody?: unknown): Promise<Response> {
   const served = withoutQuery(request);
   if (await isLegacyRequest(served, parsedBody)) return withBoundedErrors(await serveLegacySession(served, env, ctx, caller));
-  return withBoundedErrors(await serveStateless(served, env));
+  return withBoundedErrors(await serveStateless(served, env, mcpCaller(caller)));
 }
 
 /**
@@ -53,3 +54,4 @@ function withoutQuery(request: Request): Request {
   url.search = "";
   return new Request(url, request);
 }
+

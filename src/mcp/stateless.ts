@@ -3,12 +3,14 @@
 // the Worker itself by SDK v2's handler, a fresh server per request, with
 // Almanac's era-free methods (methods.ts) installed on it.
 import { type CacheHint, Server, createMcpHandler } from "@modelcontextprotocol/server";
-import { SERVER_CAPABILITIES, SERVER_INFO, SERVER_INSTRUCTIONS, almanacMethods } from "./methods.ts";
+import { type McpCaller, SERVER_CAPABILITIES, SERVER_INFO, SERVER_INSTRUCTIONS, almanacMethods } from "./methods.ts";
 
 /**
  * How long clients and shared caches may keep list and read results
- * (2026-07-28 `ttlMs`/`cacheScope`). Every caller sees the same corpus and
- * tools, so results are `public`. The tool list and the template change only
+ * (2026-07-28 `ttlMs`/`cacheScope`). Every keyless caller sees the same
+ * corpus and tools, so its results are `public`; a key may open restricted
+ * data sources, so its listings and reads are `private` (cacheHintsFor).
+ * The tool list and the template change only
  * with a deployment: an hour. Documents change when someone ingests: a
  * listing or a page may be a minute old, which a documentation reader never
  * notices and which spares the database the repeat reads of a busy client.
@@ -21,14 +23,24 @@ export const CACHE_HINTS: Record<"tools/list" | "resources/list" | "resources/te
   "resources/read": { ttlMs: 60_000, cacheScope: "public" },
 };
 
+/** The hints for `caller`: a keyed caller's corpus is its own, so its listings and reads stay in its own cache. */
+function cacheHintsFor(caller: McpCaller): typeof CACHE_HINTS {
+  if (caller.keyId === null) return CACHE_HINTS;
+  return {
+    ...CACHE_HINTS,
+    "resources/list": { ...CACHE_HINTS["resources/list"], cacheScope: "private" },
+    "resources/read": { ...CACHE_HINTS["resources/read"], cacheScope: "private" },
+  };
+}
+
 /**
  * A server for one request. The SDK's low-level Server, not McpServer:
  * Almanac answers tools and resources from its own method table, the same
  * table the 2025-era session installs on SDK v1, so the two eras cannot drift.
  */
-function almanacServer(env: Env): Server {
-  const server = new Server(SERVER_INFO, { capabilities: SERVER_CAPABILITIES, instructions: SERVER_INSTRUCTIONS, cacheHints: CACHE_HINTS });
-  const methods = almanacMethods(env);
+function almanacServer(env: Env, caller: McpCaller): Server {
+  const server = new Server(SERVER_INFO, { capabilities: SERVER_CAPABILITIES, instructions: SERVER_INSTRUCTIONS, cacheHints: cacheHintsFor(caller) });
+  const methods = almanacMethods(env, undefined, () => caller);
   // The SDK has checked each request against its schema; a thrown McpMethodError keeps its code and data.
   server.setRequestHandler("tools/list", () => methods["tools/list"]());
   server.setRequestHandler("tools/call", (request) => methods["tools/call"](request.params));
@@ -47,7 +59,7 @@ function almanacServer(env: Env): Server {
  * Results come as one JSON body, since no method sends anything before its
  * result (the SDK's "auto" response mode streams only when one does).
  */
-export function serveStateless(request: Request, env: Env): Promise<Response> {
-  const handler = createMcpHandler(() => almanacServer(env), { legacy: "reject" });
+export function serveStateless(request: Request, env: Env, caller: McpCaller): Promise<Response> {
+  const handler = createMcpHandler(() => almanacServer(env, caller), { legacy: "reject" });
   return handler.fetch(request);
 }

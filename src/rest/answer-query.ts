@@ -118,7 +118,8 @@ export async function answerQuery(c: Context<{ Bindings: Env }>): Promise<Respon
   const { request, system } = c.get("answerQueryRequest");
   // One read session (the nearest replica) for the request's reads, each seeing what the one before saw.
   const db = readSession(c.env.DB);
-  const sourced = await answerWithSources(db, request, undefined, semanticSearchFor(c.env));
-  const contentLengths = await findContentLengths(db, sourced.answer.references);
+  const viewer = c.get("viewer");
+  const sourced = await answerWithSources(db, { ...request, viewer }, undefined, semanticSearchFor(c.env));
+  const contentLengths = await findContentLengths(db, sourced.answer.references, viewer);
   return respond(c, system, answerResponse(sourced, contentLengths));
 }

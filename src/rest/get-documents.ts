@@ -40,7 +40,7 @@ export async function getDocument(c: Context<{ Bindings: Env }>): Promise<Respon
   const problem = documentNameProblem(name);
   if (problem) throw new AlmanacError("INVALID_ARGUMENT", `name "${name.slice(0, 80)}" ${problem}`);
   // getDocuments answers one page per name, or throws.
-  const [document] = (await getDocuments(readSession(c.env.DB), [name])) as [StoredDocument];
+  const [document] = (await getDocuments(readSession(c.env.DB), [name], c.get("viewer"))) as [StoredDocument];
   return respond(c, system, documentMessage(document, view));
 }
 
@@ -66,7 +66,8 @@ export async function batchGetDocuments(c: Context<{ Bindings: Env }>): Promise<
   }
   const db = readSession(c.env.DB);
   // The BASIC view carries no content: nothing to weigh against the ceiling.
-  if (view !== "DOCUMENT_VIEW_BASIC") await requireWithinCeiling(db, names);
-  const documents = await getDocuments(db, names);
+  // Hidden pages weigh nothing here, as missing ones: the NOT_FOUND that follows is the same for both.
+  if (view !== "DOCUMENT_VIEW_BASIC") await requireWithinCeiling(db, names, c.get("viewer"));
+  const documents = await getDocuments(db, names, c.get("viewer"));
   return respond(c, system, { documents: documents.map((document) => documentMessage(document, view)) });
 }

@@ -2,6 +2,7 @@
 import type { D1Reader } from "../d1/sessions.ts";
 import { findContentLengths } from "../documents/read/stored-documents.ts";
 import { AlmanacError } from "../errors.ts";
+import type { Viewer } from "../documents/visibility.ts";
 
 /**
  * 16 MiB of page content per response. A Worker has 128 MB: the rows read
@@ -17,10 +18,10 @@ const megabytes = (bytes: number) => `${(bytes / (1024 * 1024)).toFixed(1)} MB`;
 
 /**
  * Refuses a request whose pages together pass MAX_RESPONSE_CONTENT_BYTES,
- * from their stored sizes (unknown names are left to the NOT_FOUND that follows).
+ * from their stored sizes (unknown names, and pages `viewer` may not see, are left to the NOT_FOUND that follows).
  */
-export async function requireWithinCeiling(db: D1Reader, names: readonly string[]): Promise<void> {
-  const lengths = await findContentLengths(db, names);
+export async function requireWithinCeiling(db: D1Reader, names: readonly string[], viewer: Viewer): Promise<void> {
+  const lengths = await findContentLengths(db, names, viewer);
   const total = names.reduce((sum, name) => sum + (lengths.get(name) ?? 0), 0);
   if (total <= MAX_RESPONSE_CONTENT_BYTES) return;
   throw new AlmanacError(

@@ -2,6 +2,7 @@
 // domain functions as the MCP tools (SPEC 5).
 import { Hono } from "hono";
 import { authenticateCaller } from "../http/authenticate.ts";
+import { viewing } from "../http/viewer.ts";
 import { errorHandler } from "../http/error-handler.ts";
 import { requireTool as requireToolFor } from "../http/require-tool.ts";
 import { answerQuery, answerQueryBodyLimit, readAnswerQueryRequest, restAnswerQuota } from "./answer-query.ts";
@@ -25,13 +26,14 @@ export function restApi(): Hono<{ Bindings: Env }> {
   const requireTool = (tool: string) => requireToolFor(tool, "method");
   for (const path of ["/v1/*", "/v1:*"]) rest.use(path, restOriginGuard(), restCors(), restCaching(), restEtag(), authenticateCaller());
 
-  rest.get("/v1/documents:searchDocumentChunks", requireTool("search_documents"), searchDocumentChunks);
+  // viewing: the caller's audiences decide which data sources it reads, and restricted reads are audited (src/http/viewer.ts).
+  rest.get("/v1/documents:searchDocumentChunks", requireTool("search_documents"), viewing("rest", "searchDocumentChunks"), searchDocumentChunks);
   rest.all("/v1/documents:searchDocumentChunks", methodNotAllowed("GET"));
-  rest.get("/v1/documents:batchGet", requireTool("get_documents"), batchGetDocuments);
+  rest.get("/v1/documents:batchGet", requireTool("get_documents"), viewing("rest", "batchGet"), batchGetDocuments);
   rest.all("/v1/documents:batchGet", methodNotAllowed("GET"));
-  rest.get("/v1/documents/*", requireTool("get_documents"), getDocument);
+  rest.get("/v1/documents/*", requireTool("get_documents"), viewing("rest", "get"), getDocument);
   rest.all("/v1/documents/*", methodNotAllowed("GET"));
-  rest.post("/v1:answerQuery", requireTool("answer_query"), answerQueryBodyLimit(), readAnswerQueryRequest(), restAnswerQuota(), answerQuery);
+  rest.post("/v1:answerQuery", requireTool("answer_query"), answerQueryBodyLimit(), readAnswerQueryRequest(), restAnswerQuota(), viewing("rest", "answerQuery"), answerQuery);
   rest.all("/v1:answerQuery", methodNotAllowed("POST"));
 
   rest.all("/v1/*", restNotFound);

@@ -47,7 +47,8 @@ export async function searchDocumentChunks(c: Context<{ Bindings: Env }>): Promi
     filter: optionalValue(parameters, "filter", filterField) || undefined,
     // MCP's budget for MCP's largest page (20), growing with pageSize past it, so both doors page alike up to 20.
     budgetChars: resultBudget(c.env) * Math.ceil(pageSize / MAX_PAGE_SIZE),
+    viewer: c.get("viewer"),
   }, undefined, semanticSearchFor(c.env));
-  const contentLengths = await findContentLengths(db, result.results.map((hit) => hit.parent));
+  const contentLengths = await findContentLengths(db, result.results.map((hit) => hit.parent), c.get("viewer"));
   return respond(c, system, searchResponse(result, contentLengths));
 }

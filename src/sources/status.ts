@@ -2,6 +2,7 @@
 import type { D1Reader } from "../d1/sessions.ts";
 import { redactUrlSecrets } from "../text/redact-urls.ts";
 import { listSources, type Source } from "./sources.ts";
+import { isVisible, noteTouched, publicViewer, visibilityFor, type Viewer } from "../documents/visibility.ts";
 
 const time = (ms: number | null | undefined) => (ms == null ? null : new Date(ms).toISOString());
 
@@ -49,9 +50,12 @@ export function statusOf(source: Source, pageCount: number | null) {
 export type SourceStatus = ReturnType<typeof statusOf>;
 
 /** Every source's public freshness, as GET /sources answers it (times in RFC 3339). */
-export async function sourcesStatus(db: D1Reader): Promise<{ sources: SourceStatus[] }> {
-  const sources = await listSources(db);
+export async function sourcesStatus(db: D1Reader, viewer: Viewer = publicViewer()): Promise<{ sources: SourceStatus[] }> {
+  const visibility = await visibilityFor(db, viewer);
+  // A source whose data source the viewer may not see is not listed at all (visibility.ts).
+  const sources = (await listSources(db)).filter((source) => isVisible(visibility, hostOf(source)));
   const { results } = await db.prepare("SELECT data_source, COUNT(*) AS n FROM documents GROUP BY data_source").all<{ data_source: string; n: number }>();
   const counts = new Map(results.map((row) => [row.data_source, row.n]));
+  noteTouched(viewer, visibility, sources.map((source) => ({ dataSource: hostOf(source) })));
   return { sources: sources.map((source) => statusOf(source, counts.get(hostOf(source)) ?? 0)) };
 }

@@ -36,7 +36,7 @@ export const answerQueryTool = defineTool({
   },
   annotations: { title: "Answer a question from the documentation", ...READ_ONLY_ANNOTATIONS },
   async run(env, args, context) {
-    const answer = await reads(context).read(env.DB, (db) => answerQuery(db, args, context?.weights, semanticSearchFor(env)));
+    const answer = await reads(context).read(env.DB, (db) => answerQuery(db, { ...args, viewer: context?.viewer }, context?.weights, semanticSearchFor(env)));
     return { structured: answer, text: formatAnswer(answer) };
   },
 });

@@ -6,6 +6,7 @@ import { readOnce } from "../d1/sessions.ts";
 import { AlmanacError } from "../errors.ts";
 import { MAX_DOCUMENT_NAME_LENGTH, documentNameForUri } from "../documents/names.ts";
 import { documentNamesWithPrefix, findDocuments, listDocuments } from "../documents/read/stored-documents.ts";
+import { publicViewer, type Viewer } from "../documents/visibility.ts";
 
 /** The Markdown media type of every document resource. */
 export const DOCUMENT_MIME_TYPE = "text/markdown";
@@ -56,9 +57,10 @@ const CURSOR_PREFIX = "after:";
  *
  * @example await listDocumentResources(env.DB) // { resources: [{ uri: "https://almanac.dev/docs/…", … }], nextCursor: "…" }
  */
-export async function listDocumentResources(db: D1Database, cursor?: string): Promise<{ resources: DocumentResource[]; nextCursor?: string }> {
+export async function listDocumentResources(db: D1Database, cursor?: string, viewer: Viewer = publicViewer()): Promise<{ resources: DocumentResource[]; nextCursor?: string }> {
+  // A cursor is only a name to list after: one naming a hidden page lists what follows it, as any name would.
   const after = cursor === undefined ? "" : decodeCursor(cursor);
-  const listing = await readOnce(db, (reader) => listDocuments(reader, after, RESOURCES_PER_PAGE));
+  const listing = await readOnce(db, (reader) => listDocuments(reader, after, RESOURCES_PER_PAGE, viewer));
   const resources = listing.documents.map(
     (document): DocumentResource => ({
       uri: document.uri,
@@ -78,9 +80,10 @@ export async function listDocumentResources(db: D1Database, cursor?: string): Pr
  * host and path (the document name is the uri without its scheme).
  * Unknown pages are NOT_FOUND, naming the uri.
  */
-export async function readDocumentResource(db: D1Database, uri: string): Promise<DocumentResourceContents> {
+export async function readDocumentResource(db: D1Database, uri: string, viewer: Viewer = publicViewer()): Promise<DocumentResourceContents> {
   const name = uri.length <= MAX_DOCUMENT_NAME_LENGTH && /^[a-z][a-z0-9+.-]*:\/\/\S+$/i.test(uri) ? documentNameForUri(uri) : undefined;
-  const document = name === undefined ? undefined : (await readOnce(db, (reader) => findDocuments(reader, [name]))).get(name);
+  // A page `viewer` may not see is not found, with the message of a page that does not exist.
+  const document = name === undefined ? undefined : (await readOnce(db, (reader) => findDocuments(reader, [name], viewer))).get(name);
   if (!document) {
     throw new AlmanacError(
       "NOT_FOUND",
@@ -103,10 +106,10 @@ export async function readDocumentResource(db: D1Database, uri: string): Promise
  *
  * @example await completeDocumentPath(env.DB, "dart.dev/language/as") // { values: ["dart.dev/language/async"], total: 1, hasMore: false }
  */
-export async function completeDocumentPath(db: D1Database, typed: string): Promise<{ values: string[]; hasMore: boolean }> {
+export async function completeDocumentPath(db: D1Database, typed: string, viewer: Viewer = publicViewer()): Promise<{ values: string[]; hasMore: boolean }> {
   const prefix = `documents/${typed.replace(/^[a-z][a-z0-9+.-]*:\/\//i, "")}`;
   if (prefix.length > MAX_DOCUMENT_NAME_LENGTH) return { values: [], hasMore: false };
-  const names = await readOnce(db, (reader) => documentNamesWithPrefix(reader, prefix, MAX_COMPLETION_VALUES + 1));
+  const names = await readOnce(db, (reader) => documentNamesWithPrefix(reader, prefix, MAX_COMPLETION_VALUES + 1, viewer));
   const values = names.slice(0, MAX_COMPLETION_VALUES).map((name) => name.slice("documents/".length));
   return { values, hasMore: names.length > MAX_COMPLETION_VALUES };
 }

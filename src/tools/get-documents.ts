@@ -75,7 +75,7 @@ export const getDocumentsTool = defineTool({
   annotations: { title: "Get documents", ...READ_ONLY_ANNOTATIONS },
   async run(env, args, context) {
     const budget = resultBudget(env);
-    const parts = await reads(context).read(env.DB, (db) => readDocuments(db, args.names, readBudget(budget, args.names)));
+    const parts = await reads(context).read(env.DB, (db) => readDocuments(db, args.names, readBudget(budget, args.names), context?.viewer));
     const documents = parts.map(({ name, uri, title, description, content, section, truncated, next }) => ({
       name,
       uri,

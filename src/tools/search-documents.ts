@@ -40,7 +40,7 @@ export const searchDocumentsTool = defineTool({
   },
   annotations: { title: "Search documentation", ...READ_ONLY_ANNOTATIONS },
   async run(env, args, context) {
-    const result = await reads(context).read(env.DB, (db) => searchDocuments(db, { ...args, budgetChars: resultBudget(env) }, context?.weights?.ranking, semanticSearchFor(env)));
+    const result = await reads(context).read(env.DB, (db) => searchDocuments(db, { ...args, budgetChars: resultBudget(env), viewer: context?.viewer }, context?.weights?.ranking, semanticSearchFor(env)));
     return { structured: result, text: formatSearchResult(args.query, result) };
   },
 });

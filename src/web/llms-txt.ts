@@ -1,8 +1,9 @@
 // GET /llms.txt (the corpus in llmstxt.org form) and GET /documents/<host>/<path>.md
 // (each page's Markdown), behind the landing page's browser rules.
-import { Hono } from "hono";
+import { type Context, Hono } from "hono";
 import { readSession } from "../d1/sessions.ts";
-import { formatLlmsTxt, listCorpusForLlms, nameOfMarkdownPath, pageMarkdown } from "../documents/read/llms-txt.ts";
+import { MAX_LLMS_LINKS, MAX_LLMS_SOURCES, formatLlmsTxt, listCorpusForLlms, nameOfMarkdownPath, pageMarkdown } from "../documents/read/llms-txt.ts";
+import { readCacheControl, readerCaller, viewing } from "../http/viewer.ts";
 import { AlmanacError } from "../errors.ts";
 import { browserOriginGuard } from "../http/origin-guard.ts";
 
@@ -10,7 +11,12 @@ import { browserOriginGuard } from "../http/origin-guard.ts";
 const SERVER_NAME = "Almanac";
 
 /** Text answers: a minute of caching lets crawlers re-read cheaply while an ingestion shows soon after. */
-const TEXT_HEADERS = { "Cache-Control": "public, max-age=60", "X-Content-Type-Options": "nosniff" };
+const TEXT_MAX_AGE_SECONDS = 60;
+
+/** The headers of a text answer to `c`'s caller: a keyed caller's view is its own (private), a keyless one is shared (public). */
+function textHeaders(c: Context<{ Bindings: Env }>, contentType: string): Record<string, string> {
+  return { "Cache-Control": readCacheControl(c.get("caller"), TEXT_MAX_AGE_SECONDS), "X-Content-Type-Options": "nosniff", "Content-Type": contentType };
+}
 
 /**
  * The llms.txt routes, to mount at the root. `/documents/…` does not meet
@@ -25,19 +31,21 @@ export function llmsTxtSite(): Hono<{ Bindings: Env }> {
     (origin, c) => `a page on ${origin.slice(0, 100)} may not read this server's pages; fetch ${new URL(c.req.url).origin} without a browser, or ask its operator to add that origin to ALLOWED_ORIGINS`,
   );
   for (const path of ["/llms.txt", "/documents/*"]) site.use(path, guard);
-  site.get("/llms.txt", async (c) => {
-    const listing = await listCorpusForLlms(readSession(c.env.DB));
+  // A key opens its audiences' restricted sources here too (src/http/viewer.ts); without one, the public ones.
+  site.get("/llms.txt", readerCaller(), viewing("llms.txt", "llms.txt"), async (c) => {
+    const listing = await listCorpusForLlms(readSession(c.env.DB), MAX_LLMS_LINKS, MAX_LLMS_SOURCES, c.get("viewer"));
     const text = formatLlmsTxt(listing, { serverName: SERVER_NAME, origin: new URL(c.req.url).origin });
-    return c.text(text, 200, { ...TEXT_HEADERS, "Content-Type": "text/plain; charset=utf-8" });
+    return c.text(text, 200, textHeaders(c, "text/plain; charset=utf-8"));
   });
-  site.get("/documents/*", async (c) => {
+  site.get("/documents/*", readerCaller(), viewing("markdown", "page"), async (c) => {
     // The raw path: names keep the percent-encoding their URIs have.
     const path = new URL(c.req.url).pathname;
     const name = nameOfMarkdownPath(path);
     if (!name) throw new AlmanacError("NOT_FOUND", `${path.slice(0, 200)} is not a page's Markdown; pages are at /documents/<host>/<path>.md, as /llms.txt lists them`);
-    const markdown = await pageMarkdown(readSession(c.env.DB), name);
+    // A page the caller may not see is missing, with the same message.
+    const markdown = await pageMarkdown(readSession(c.env.DB), name, c.get("viewer"));
     if (markdown === null) throw new AlmanacError("NOT_FOUND", `no page named ${name.slice(0, 200)}; /llms.txt lists the pages, search_documents finds them`);
-    return c.body(markdown, 200, { ...TEXT_HEADERS, "Content-Type": "text/markdown; charset=utf-8" });
+    return c.body(markdown, 200, textHeaders(c, "text/markdown; charset=utf-8"));
   });
   return site;
 }

@@ -10,6 +10,7 @@ import { type ProviderStats, libraryStats } from "../library/library-stats.ts";
 import { type AnswerAllowance, answerAllowance } from "../quota/gate.ts";
 import { listSources } from "../sources/sources.ts";
 import { hostOf, statusOf, type SourceStatus } from "../sources/status.ts";
+import { type Viewer, visibilityFor } from "../documents/visibility.ts";
 
 /** A part of the overview: its value, or the public message saying why it is missing. */
 export type Outcome<T> = { ok: true; value: T } | { ok: false; message: string };
@@ -38,20 +39,28 @@ export interface OverviewData {
 /**
  * Corpus and library sizes, the kept sources' freshness and the caller's
  * answer_query allowance (read from the caller's QuotaCounter, charging
- * nothing), in parallel. `caller` is the outcome of identifying the caller:
+ * nothing), in parallel, as `viewer` sees the corpus. `caller` is the outcome of identifying the caller:
  * a refused key shows its 401 message where the allowance would be.
  */
-export async function loadOverview(env: Env, caller: Outcome<Caller>): Promise<OverviewData> {
+export async function loadOverview(env: Env, caller: Outcome<Caller>, viewer: Viewer): Promise<OverviewData> {
   // One read session (the nearest replica) for every read.
   const db = readSession(env.DB);
-  const corpusRead = corpusStats(db);
+  // What the caller sees (src/documents/visibility.ts): counts, sources and the forms' source lists alike.
+  const corpusRead = corpusStats(db, viewer);
+  const hidden = visibilityFor(db, viewer).then((visibility) => visibility.hidden);
   const [corpus, library, allowance, sources] = await Promise.all([
     settle(corpusRead),
     settle(libraryStats(db)),
     caller.ok ? settle(answerAllowance(env, caller.value).then((allowance) => ({ caller: caller.value, allowance }))) : caller,
     // The sources' page counts come from the corpus count already read, not
     // from a second pass over the documents as GET /sources makes.
-    settle(Promise.all([listSources(db), corpusRead.catch(() => null)]).then(([kept, stats]) => kept.map((source) => statusOf(source, stats ? (stats.find((stat) => stat.dataSource === hostOf(source))?.pages ?? 0) : null)))),
+    settle(
+      Promise.all([listSources(db), corpusRead.catch(() => null), hidden]).then(([kept, stats, hiddenSources]) =>
+        kept
+          .filter((source) => !hiddenSources.includes(hostOf(source)))
+          .map((source) => statusOf(source, stats ? (stats.find((stat) => stat.dataSource === hostOf(source))?.pages ?? 0) : null)),
+      ),
+    ),
   ]);
   return { corpus, library, allowance, sources };
 }

@@ -25,6 +25,11 @@ export const Overview: FC<{ data: OverviewData; endpoints: Endpoints; answerEnab
       <div class="card">
         <h3>Documentation</h3>
         <CorpusTable corpus={data.corpus} />
+        {/* Said to every caller alike, so it tells nobody whether private sources exist. */}
+        <p class="hint">
+          Private documentation: a data source may be restricted to API keys of named audiences; with such a key (header or <code>?key=</code>), this page and every
+          door show it too. See <a href="/documents/almanac.dev/docs/private-documentation.md">Private documentation</a>.
+        </p>
       </div>
       <FreshnessCard sources={data.sources} />
       <div class="card">

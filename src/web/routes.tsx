@@ -6,7 +6,10 @@ import { readSession } from "../d1/sessions.ts";
 import { type Context, type ErrorHandler, Hono, type MiddlewareHandler } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
-import { type Caller, identifyCaller } from "../auth/caller.ts";
+import { type Caller, callerAudiences, identifyCaller } from "../auth/caller.ts";
+import { recordAccess } from "../documents/audit.ts";
+import { type Viewer, viewerWith } from "../documents/visibility.ts";
+import { viewing } from "../http/viewer.ts";
 import { answerWithSources } from "../documents/answer/answer-query.ts";
 import { compileFilter } from "../documents/search/filter.ts";
 import { semanticSearchFor } from "../embeddings/semantic-search.ts";
@@ -68,11 +71,11 @@ export function landingSite(options: LandingOptions): Hono<{ Bindings: Env }> {
 
   site.get("/", async (c) => render(c, {}, await callerOf(c)));
 
-  site.get("/try/search", requireTool(searchDocumentsTool.name), readTryRequest("search"), webCaller(), async (c) => {
+  site.get("/try/search", requireTool(searchDocumentsTool.name), readTryRequest("search"), webCaller(), viewing("web", searchDocumentsTool.name), async (c) => {
     const { input } = tryRequestFor(c, "search");
     if (input.query === undefined) return render(c, { search: { input } }, known(c));
     const args = toolArguments(searchDocumentsTool, { query: input.query, pageToken: input.pageToken, filter: dataSourceFilter(input.dataSource) });
-    const result = await searchDocuments(readSession(c.env.DB), args, undefined, semanticSearchFor(c.env));
+    const result = await searchDocuments(readSession(c.env.DB), { ...args, viewer: c.get("viewer") }, undefined, semanticSearchFor(c.env));
     return render(c, { search: { input, result } }, known(c));
   });
 
@@ -91,9 +94,10 @@ export function landingSite(options: LandingOptions): Hono<{ Bindings: Env }> {
     },
     // The gate /mcp and /v1 use: charged before answering, refunded when the answer fails, 429 when spent.
     answerQuota({ calls: () => 1 }),
+    viewing("web", answerQueryTool.name),
     async (c) => {
       const { input } = tryRequestFor(c, "ask");
-      const answer = await answerWithSources(readSession(c.env.DB), askArguments(c), undefined, semanticSearchFor(c.env));
+      const answer = await answerWithSources(readSession(c.env.DB), { ...askArguments(c), viewer: c.get("viewer") }, undefined, semanticSearchFor(c.env));
       return render(c, { ask: { input, answer } }, known(c));
     },
   );
@@ -189,7 +193,13 @@ async function renderPage(
   view: { panels: PanelStates; caller: Outcome<Caller>; status?: ContentfulStatusCode; headers?: Record<string, string> },
 ): Promise<Response> {
   const origin = new URL(c.req.url).origin;
-  const overview = await loadOverview(c.env, view.caller);
+  // A panel route's viewer (src/http/viewer.ts) is audited by its middleware; the page alone audits its own overview here.
+  const routeViewer: Viewer | undefined = c.get("viewer");
+  const viewer = routeViewer ?? viewerWith(view.caller.ok ? callerAudiences(view.caller.value) : []);
+  const overview = await loadOverview(c.env, view.caller, viewer);
+  if (!routeViewer && view.caller.ok) {
+    await recordAccess(c.env.DB, { keyId: view.caller.value.kind === "key" ? view.caller.value.keyId : null }, "web", "landing page", viewer);
+  }
   const page = (
     <LandingPage
       endpoints={{ origin, mcpUrl: `${origin}${options.mcpPath}`, restUrl: options.restBasePath && `${origin}${options.restBasePath}` }}

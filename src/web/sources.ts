@@ -3,6 +3,7 @@ import { Hono } from "hono";
 import { readSession } from "../d1/sessions.ts";
 import { browserOriginGuard } from "../http/origin-guard.ts";
 import { sourcesStatus } from "../sources/status.ts";
+import { readerCaller, viewing } from "../http/viewer.ts";
 
 /** The sources route, to mount at the root. */
 export function sourcesSite(): Hono<{ Bindings: Env }> {
@@ -15,6 +16,9 @@ export function sourcesSite(): Hono<{ Bindings: Env }> {
     ),
   );
   // Private: a shared cache must not keep one deployment's run errors for another caller.
-  site.get("/sources", async (c) => c.json(await sourcesStatus(readSession(c.env.DB)), 200, { "Cache-Control": "private, max-age=60" }));
+  // A key opens its audiences' restricted sources (src/http/viewer.ts); without one, the public ones are listed.
+  site.get("/sources", readerCaller(), viewing("sources", "sources"), async (c) =>
+    c.json(await sourcesStatus(readSession(c.env.DB), c.get("viewer")), 200, { "Cache-Control": "private, max-age=60" }),
+  );
   return site;
 }

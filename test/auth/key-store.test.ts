@@ -2,7 +2,7 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { generateApiKey, hashApiKey, isKeyId } from "../../src/auth/api-keys.ts";
-import { createApiKey, findApiKeyByHash, listApiKeys, revokeApiKey } from "../../src/auth/key-store.ts";
+import { createApiKey, findApiKeyByHash, listApiKeys, revokeApiKey, setKeyAudiences } from "../../src/auth/key-store.ts";
 import { AlmanacError } from "../../src/errors.ts";
 
 describe("API keys", () => {
@@ -28,6 +28,7 @@ describe("API keys", () => {
       tier: "standard",
       answerPerMinute: 60,
       answerPerDay: null,
+      audiences: [],
       createdAt: "2026-11-30T10:00:00.000Z",
       revokedAt: null,
     });
@@ -41,6 +42,15 @@ describe("API keys", () => {
     await expect(createApiKey(env.DB, { label: "  " })).rejects.toThrow(/needs a label/);
     await expect(createApiKey(env.DB, { label: "x", tier: "gold" })).rejects.toThrow('unknown tier "gold" (legal: standard, public)');
     await expect(createApiKey(env.DB, { label: "x", answerPerDay: -1 })).rejects.toBeInstanceOf(AlmanacError);
+  });
+
+  it("carry audiences, set at creation and changed later by id", async () => {
+    const { record } = await createApiKey(env.DB, { label: "ops-bot", audiences: ["ops"] });
+    expect(record.audiences).toEqual(["ops"]);
+    expect((await setKeyAudiences(env.DB, record.id, ["ops", "sre"]))?.audiences).toEqual(["ops", "sre"]);
+    expect((await listApiKeys(env.DB)).find((key) => key.id === record.id)?.audiences).toEqual(["ops", "sre"]);
+    expect((await setKeyAudiences(env.DB, record.id, []))?.audiences).toEqual([]);
+    expect(await setKeyAudiences(env.DB, "key_000000000000", ["ops"])).toBeNull();
   });
 
   it("lists keys oldest first", async () => {

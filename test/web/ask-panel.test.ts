@@ -18,7 +18,7 @@ const QUESTION = "How is the answer_query quota counted?";
 
 async function newKey(label: string, limits: { answerPerMinute?: number; answerPerDay?: number }) {
   const { key, record } = await createApiKey(env.DB, { label, ...limits });
-  const caller = { kind: "key" as const, keyId: record.id, label, tier: record.tier, answerPerMinute: record.answerPerMinute, answerPerDay: record.answerPerDay };
+  const caller = { kind: "key" as const, keyId: record.id, label, tier: record.tier, answerPerMinute: record.answerPerMinute, answerPerDay: record.answerPerDay, audiences: [] };
   return { key, remaining: async () => (await answerAllowance(env, caller)).windows.map((window) => window.remaining) };
 }
 

@@ -7,6 +7,7 @@ import { choosePassage, scoreSentences, type Passage, type PassageWeights } from
 import { sentencesOf, type Sentence } from "./sentences.ts";
 import { oneVersionPerSource } from "./one-version.ts";
 import type { D1Reader } from "../../d1/sessions.ts";
+import { noteTouched, publicViewer, visibilityFor, type Viewer, type Visibility } from "../visibility.ts";
 import type { SemanticSearch } from "../../embeddings/semantic-search.ts";
 
 /** A grounded answer in the shape of Google's AnswerQueryResponse. */
@@ -91,6 +92,13 @@ export const DEFAULT_ANSWER_WEIGHTS: AnswerWeights = Object.freeze({ ranking: DE
 /** "How do I…", "command to…": the answer should show the code or command. */
 const PROCEDURAL = /\b(how (do|can|should|would) (i|we|you)|how to|what(?:'s| is) the (command|way|flag|syntax)|command|install|set ?up|configure|connect|enable|disable|add|create|run|write|declare|define)\b/i;
 
+/** A question (SPEC 2.3) and who asks it: the answer draws only on the data sources the viewer sees (visibility.ts); absent, the public ones. */
+export interface AnswerRequest {
+  query: string;
+  filter?: string;
+  viewer?: Viewer;
+}
+
 /**
  * Answers a question with the passage of the documentation that answers it:
  * retrieve the best chunks (the same ranking as search), score their
@@ -103,7 +111,7 @@ const PROCEDURAL = /\b(how (do|can|should|would) (i|we|you)|how to|what(?:'s| is
  */
 export async function answerQuery(
   db: D1Reader,
-  request: { query: string; filter?: string },
+  request: AnswerRequest,
   weights: AnswerWeights = DEFAULT_ANSWER_WEIGHTS,
   semantic?: SemanticSearch,
 ): Promise<Answer> {
@@ -119,11 +127,14 @@ export interface SourcedAnswer {
 /** `answerQuery` with the chunk that grounds each reference (the REST API returns it as the reference's document chunk). */
 export async function answerWithSources(
   db: D1Reader,
-  request: { query: string; filter?: string },
+  request: AnswerRequest,
   weights: AnswerWeights = DEFAULT_ANSWER_WEIGHTS,
   semantic?: SemanticSearch,
 ): Promise<SourcedAnswer> {
-  return answerFrom(await retrieveForAnswer(db, request, weights, semantic), request.query, weights.answering);
+  const retrieved = await retrieveForAnswer(db, request, weights, semantic);
+  const sourced = answerFrom(retrieved, request.query, weights.answering);
+  if (request.viewer) noteTouched(request.viewer, retrieved.visibility, sourced.sources.map((source) => ({ dataSource: source.document.dataSource, name: source.parent })));
+  return sourced;
 }
 
 /** What an answer is chosen from: the ranked chunks (one version per source), the top ones of the source it quotes, and the question's weighted words. */
@@ -131,22 +142,25 @@ interface Retrieved {
   ranked: RankedCandidate[];
   hits: RankedCandidate[];
   terms: WeightedTerm[];
+  /** What the question's viewer sees (visibility.ts). */
+  visibility: Visibility;
 }
 
 /** Retrieves the chunks an answer may quote: search's ranking, one version per data source, one data source (answerSources). */
 async function retrieveForAnswer(
   db: D1Reader,
-  request: { query: string; filter?: string },
+  request: AnswerRequest,
   weights: AnswerWeights = DEFAULT_ANSWER_WEIGHTS,
   semantic?: SemanticSearch,
 ): Promise<Retrieved> {
   const filter = compileFilter(request.filter);
-  const retrieved = await retrieveChunks(db, request.query, { source: request.filter, compiled: filter }, weights.ranking, semantic);
+  const visibility = await visibilityFor(db, request.viewer ?? publicViewer());
+  const retrieved = await retrieveChunks(db, request.query, { source: request.filter, compiled: filter, visibility }, weights.ranking, semantic);
   // An answer never mixes versions: one per data source, the best-ranked one's.
   const ranked = oneVersionPerSource(retrieved.ranked);
   const quoted = answerSources(ranked, retrieved.namedSites);
   const hits = ranked.filter((hit) => quoted.has(hit.document.dataSource)).slice(0, CANDIDATE_CHUNKS);
-  return { ranked, hits, terms: retrieved.terms };
+  return { ranked, hits, terms: retrieved.terms, visibility };
 }
 
 /** The answer to `query` from what was retrieved for it: the passage and its See also, or a decline. */

@@ -6,6 +6,7 @@ import { listVersions } from "../versions.ts";
 import type { D1Reader } from "../../d1/sessions.ts";
 import { timed } from "../../observability/timings.ts";
 import { findDocuments } from "./stored-documents.ts";
+import { hiddenParam, isVisible, noteTouched, publicViewer, visibilityFor, visibleSql, type Viewer } from "../visibility.ts";
 
 /**
  * Links listed at most: about 200 KB of text, which an agent can read in one
@@ -40,9 +41,13 @@ export interface CorpusListing {
  * of each in name order: an equal share of `maxLinks` each, so a small site
  * beside a huge one is still listed.
  */
-export async function listCorpusForLlms(db: D1Reader, maxLinks = MAX_LLMS_LINKS, maxSources = MAX_LLMS_SOURCES): Promise<CorpusListing> {
+export async function listCorpusForLlms(db: D1Reader, maxLinks = MAX_LLMS_LINKS, maxSources = MAX_LLMS_SOURCES, viewer: Viewer = publicViewer()): Promise<CorpusListing> {
+  const visibility = await visibilityFor(db, viewer);
   const { results: counts } = await timed("d1", () =>
-    db.prepare("SELECT data_source, count(*) AS pages FROM documents GROUP BY data_source ORDER BY pages DESC, data_source").all<{ data_source: string; pages: number }>(),
+    db
+      .prepare(`SELECT data_source, count(*) AS pages FROM documents AS d WHERE 1 ${visibleSql("d", visibility, "?1")} GROUP BY data_source ORDER BY pages DESC, data_source`)
+      .bind(...(visibility.hidden.length > 0 ? [hiddenParam(visibility)] : []))
+      .all<{ data_source: string; pages: number }>(),
   );
   const shown = counts.slice(0, maxSources);
   const share = Math.max(1, Math.floor(maxLinks / Math.max(1, shown.length)));
@@ -55,7 +60,11 @@ export async function listCorpusForLlms(db: D1Reader, maxLinks = MAX_LLMS_LINKS,
           ),
         ),
       );
-  const versions = await timed("d1", () => listVersions(db));
+  const versions = (await timed("d1", () => listVersions(db))).filter((version) => isVisible(visibility, version.dataSource));
+  noteTouched(viewer, visibility, [
+    ...counts.map((source) => ({ dataSource: source.data_source })),
+    ...shown.flatMap((source, index) => (listings[index]?.results ?? []).map((page) => ({ dataSource: source.data_source, name: page.name }))),
+  ]);
   const versionsOf = (dataSource: string) => versions.filter((version) => version.dataSource === dataSource).map(({ label, isCurrent }) => ({ label, current: isCurrent }));
   return {
     sources: shown.map((source, index) => {
@@ -83,9 +92,9 @@ export function nameOfMarkdownPath(path: string): string | null {
   return match?.[1] ?? null;
 }
 
-/** A page's Markdown as served at its markdownPath, or null when there is no such page. */
-export async function pageMarkdown(db: D1Reader, name: string): Promise<string | null> {
-  const page = (await findDocuments(db, [name])).get(name);
+/** A page's Markdown as served at its markdownPath, or null when there is no such page or `viewer` may not see it. */
+export async function pageMarkdown(db: D1Reader, name: string, viewer: Viewer = publicViewer()): Promise<string | null> {
+  const page = (await findDocuments(db, [name], viewer)).get(name);
   return page ? page.content : null;
 }
 

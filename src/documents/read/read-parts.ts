@@ -7,6 +7,7 @@
  */
 import { AlmanacError } from "../../errors.ts";
 import { requireDocuments } from "./get-documents.ts";
+import { publicViewer, type Viewer } from "../visibility.ts";
 import { LEAD_ANCHOR, outlineOf, type OutlineHeading, type PageOutline } from "../../markdown/outline.ts";
 import type { StoredDocument } from "../document.ts";
 import type { D1Reader } from "../../d1/sessions.ts";
@@ -84,9 +85,9 @@ const MIN_SHARE_CHARS = 400;
  * would be too small to read comes back empty with `next` naming itself.
  * All or nothing: an unknown document or section fails the call, naming every one.
  */
-export async function readDocuments(db: D1Reader, names: readonly string[], { partChars, totalChars }: ReadBudget): Promise<DocumentPart[]> {
+export async function readDocuments(db: D1Reader, names: readonly string[], { partChars, totalChars }: ReadBudget, viewer: Viewer = publicViewer()): Promise<DocumentPart[]> {
   const asked = names.map(parsePartName);
-  const found = await requireDocuments(db, asked.map((name) => name.document), names);
+  const found = await requireDocuments(db, asked.map((name) => name.document), names, viewer);
 
   const outlines = new Map<string, PageOutline>();
   const outlineFor = (doc: StoredDocument) => {

@@ -4,43 +4,63 @@ import { d1Statements, type BoundStatement } from "../../d1/statements.ts";
 import { timed } from "../../observability/timings.ts";
 import { toSummary, type DocumentRow, type DocumentSummary, type StoredDocument } from "../document.ts";
 import { seenByDefaultSql } from "../versions.ts";
+import { hiddenParam, noteTouched, publicViewer, visibilityFor, visibleSql, type Viewer, type Visibility } from "../visibility.ts";
 
 const MAX_BOUND_PARAMETERS = D1_LIMITS.boundParameters;
 
-/** How many pages the corpus holds. */
-export async function countDocuments(db: D1Reader): Promise<number> {
-  const row = await timed("d1", () => db.prepare("SELECT count(*) AS n FROM documents").first<{ n: number }>());
+/** How many pages the corpus holds that `viewer` sees (absent: the public ones). */
+export async function countDocuments(db: D1Reader, viewer: Viewer = publicViewer()): Promise<number> {
+  const visibility = await visibilityFor(db, viewer);
+  const row = await timed("d1", () =>
+    db.prepare(`SELECT count(*) AS n FROM documents AS d WHERE 1 ${visibleSql("d", visibility, "?1")}`).bind(...hiddenBinding(visibility)).first<{ n: number }>(),
+  );
+  noteTouched(viewer, visibility, [...visibility.restricted.keys()].map((dataSource) => ({ dataSource })));
   return row?.n ?? 0;
+}
+
+/** The bound value of `visibleSql`'s parameter, when it has one. */
+function hiddenBinding(visibility: Visibility): string[] {
+  return visibility.hidden.length > 0 ? [hiddenParam(visibility)] : [];
 }
 
 /**
  * The statements that read the pages named, at most MAX_BOUND_PARAMETERS
  * names each (repeats read once). Exported so the benchmark reads the same way.
  */
-export function documentStatements(names: readonly string[]): BoundStatement[] {
+export function documentStatements(names: readonly string[], visibility: Visibility = NOTHING_HIDDEN): BoundStatement[] {
   const unique = [...new Set(names)];
   const statements: BoundStatement[] = [];
-  for (let i = 0; i < unique.length; i += MAX_BOUND_PARAMETERS) {
-    const batch = unique.slice(i, i + MAX_BOUND_PARAMETERS);
+  // One parameter is the hidden sources' when any are hidden.
+  const perStatement = MAX_BOUND_PARAMETERS - 1;
+  for (let i = 0; i < unique.length; i += perStatement) {
+    const batch = unique.slice(i, i + perStatement);
     statements.push({
       sql: `SELECT name, uri, title, description, data_source, update_time, content, content_length_bytes, version
-         FROM documents WHERE name IN (${batch.map((_, j) => `?${j + 1}`).join(", ")})`,
-      params: batch,
+         FROM documents AS d WHERE name IN (${batch.map((_, j) => `?${j + 1}`).join(", ")}) ${visibleSql("d", visibility, `?${batch.length + 1}`)}`,
+      params: [...batch, ...hiddenBinding(visibility)],
     });
   }
   return statements;
 }
 
-/** The stored pages among `names`, keyed by name (missing names are absent). */
-export async function findDocuments(db: D1Reader, names: readonly string[]): Promise<Map<string, StoredDocument>> {
+/** Nothing hidden: for reads that are not a caller's (the benchmark's). */
+const NOTHING_HIDDEN: Visibility = { hidden: [], restricted: new Map() };
+
+/**
+ * The stored pages among `names` that `viewer` sees (absent: the public
+ * ones), keyed by name; missing and hidden names alike are absent.
+ */
+export async function findDocuments(db: D1Reader, names: readonly string[], viewer: Viewer = publicViewer()): Promise<Map<string, StoredDocument>> {
   const found = new Map<string, StoredDocument>();
-  const statements = documentStatements(names);
-  if (statements.length === 0) return found;
+  if (names.length === 0) return found;
+  const visibility = await visibilityFor(db, viewer);
+  const statements = documentStatements(names, visibility);
   for (const rows of await d1Statements(db).rows(statements)) {
     for (const row of rows as unknown as DocumentRow[]) {
       found.set(row.name, { ...toSummary(row), content: row.content, contentLengthBytes: row.content_length_bytes });
     }
   }
+  noteTouched(viewer, visibility, [...found.values()].map((document) => ({ dataSource: document.dataSource, name: document.name })));
   return found;
 }
 
@@ -56,42 +76,48 @@ export interface DocumentListing {
  * when it is empty), in name order: the primary key's order, so a listing
  * is stable while pages are added and each page is one index range scan.
  */
-export async function listDocuments(db: D1Reader, afterName: string, limit: number): Promise<DocumentListing> {
+export async function listDocuments(db: D1Reader, afterName: string, limit: number, viewer: Viewer = publicViewer()): Promise<DocumentListing> {
+  const visibility = await visibilityFor(db, viewer);
   const { results } = await db
     .prepare(
       `SELECT name, uri, title, description, data_source, update_time, content_length_bytes, version
-       FROM documents AS d WHERE name > ?1 AND ${seenByDefaultSql("d")} ORDER BY name LIMIT ?2`,
+       FROM documents AS d WHERE name > ?1 AND ${seenByDefaultSql("d")} ${visibleSql("d", visibility, "?3")} ORDER BY name LIMIT ?2`,
     )
-    .bind(afterName, limit + 1)
+    .bind(afterName, limit + 1, ...hiddenBinding(visibility))
     .all<Omit<DocumentRow, "content">>();
   const page = results.slice(0, limit);
   const documents = page.map((row) => ({ ...toSummary(row), contentLengthBytes: row.content_length_bytes }));
+  noteTouched(viewer, visibility, documents.map((document) => ({ dataSource: document.dataSource, name: document.name })));
   return results.length > limit ? { documents, lastName: page[page.length - 1]?.name } : { documents };
 }
 
 /** The stored names that start with `prefix`, in name order, at most `limit` (an index range scan). */
-export async function documentNamesWithPrefix(db: D1Reader, prefix: string, limit: number): Promise<string[]> {
+export async function documentNamesWithPrefix(db: D1Reader, prefix: string, limit: number, viewer: Viewer = publicViewer()): Promise<string[]> {
+  const visibility = await visibilityFor(db, viewer);
   // SQLite compares text as UTF-8 bytes, so the names with a prefix are the range [prefix, prefix + U+10FFFF).
   const { results } = await db
-    .prepare("SELECT name FROM documents WHERE name >= ?1 AND name < ?2 ORDER BY name LIMIT ?3")
-    .bind(prefix, `${prefix}\u{10ffff}`, limit)
-    .all<{ name: string }>();
+    .prepare(`SELECT name, data_source FROM documents AS d WHERE name >= ?1 AND name < ?2 ${visibleSql("d", visibility, "?4")} ORDER BY name LIMIT ?3`)
+    .bind(prefix, `${prefix}\u{10ffff}`, limit, ...hiddenBinding(visibility))
+    .all<{ name: string; data_source: string }>();
+  noteTouched(viewer, visibility, results.map((row) => ({ dataSource: row.data_source, name: row.name })));
   return results.map((row) => row.name);
 }
 
 /**
  * The size of each named page's content in UTF-8 bytes, keyed by name
- * (missing names are absent), without reading the content itself.
+ * (missing and hidden names are absent), without reading the content itself.
  */
-export async function findContentLengths(db: D1Reader, names: readonly string[]): Promise<Map<string, number>> {
+export async function findContentLengths(db: D1Reader, names: readonly string[], viewer: Viewer = publicViewer()): Promise<Map<string, number>> {
   const lengths = new Map<string, number>();
   const unique = [...new Set(names)];
-  for (let i = 0; i < unique.length; i += MAX_BOUND_PARAMETERS) {
-    const batch = unique.slice(i, i + MAX_BOUND_PARAMETERS);
+  if (unique.length === 0) return lengths;
+  const visibility = await visibilityFor(db, viewer);
+  for (let i = 0; i < unique.length; i += MAX_BOUND_PARAMETERS - 1) {
+    const batch = unique.slice(i, i + MAX_BOUND_PARAMETERS - 1);
     const placeholders = batch.map((_, j) => `?${j + 1}`).join(", ");
     const { results } = await db
-      .prepare(`SELECT name, content_length_bytes FROM documents WHERE name IN (${placeholders})`)
-      .bind(...batch)
+      .prepare(`SELECT name, content_length_bytes FROM documents AS d WHERE name IN (${placeholders}) ${visibleSql("d", visibility, `?${batch.length + 1}`)}`)
+      .bind(...batch, ...hiddenBinding(visibility))
       .all<Pick<DocumentRow, "name" | "content_length_bytes">>();
     for (const row of results) lengths.set(row.name, row.content_length_bytes);
   }

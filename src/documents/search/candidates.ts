@@ -57,6 +57,12 @@ export interface CandidateQuery {
   filter: CompiledFilter | null;
   /** Pages ingested under this base URI take part only when no other pages exist. */
   unlessAlone?: string;
+  /**
+   * Data sources hidden from the caller (visibility.ts), as a JSON array: the
+   * filter already leaves their pages out; here they do not count as "other
+   * pages" either, so whether `unlessAlone` steps aside tells nothing of them.
+   */
+  hiddenSources?: string;
 }
 
 /** max(rowid) stands in for the chunk count: exact after a fresh ingest, never smaller, and O(log n) where count(*) is O(n). */
@@ -151,7 +157,8 @@ function bestStepAside(alone: string, match: MatchSql, bm25: string): string {
  */
 function filteredCandidates(query: CandidateQuery, match: MatchSql, filter: CompiledFilter, bm25: string): BoundStatement {
   // The pages of `unlessAlone` only match while no other base URI has pages (one indexed look-up, evaluated once).
-  const aloneSql = query.unlessAlone ? "AND (d.base_uri != ? OR NOT EXISTS (SELECT 1 FROM documents WHERE base_uri != ?))" : "";
+  const hiddenSql = query.hiddenSources ? "AND other.data_source NOT IN (SELECT value FROM json_each(?))" : "";
+  const aloneSql = query.unlessAlone ? `AND (d.base_uri != ? OR NOT EXISTS (SELECT 1 FROM documents AS other WHERE other.base_uri != ? ${hiddenSql}))` : "";
   const versionSql = filter.namesVersion ? "" : `AND ${seenByDefaultSql("d")}`;
   return {
     // The filter's and the step-aside's `?` take the numbers after the match's own.
@@ -166,7 +173,7 @@ function filteredCandidates(query: CandidateQuery, match: MatchSql, filter: Comp
        SELECT * FROM filtered
        ${stemRows(match)}
        ORDER BY score`,
-    params: [...match.params, ...filter.params, ...(query.unlessAlone ? [query.unlessAlone, query.unlessAlone] : [])],
+    params: [...match.params, ...filter.params, ...(query.unlessAlone ? [query.unlessAlone, query.unlessAlone, ...(query.hiddenSources ? [query.hiddenSources] : [])] : [])],
   };
 }
 
@@ -184,8 +191,8 @@ export async function fetchCandidates(
   ranking: RankingWeights,
 ): Promise<{ candidates: Candidate[]; statistics: TermStatistics }> {
   const weights = ranking.columnWeights;
-  // The filter's values and the step-aside's two take their share of the statement's bound values.
-  const room = D1_LIMITS.boundParameters - (query.filter?.params.length ?? 0) - 2;
+  // The filter's values and the step-aside's three take their share of the statement's bound values.
+  const room = D1_LIMITS.boundParameters - (query.filter?.params.length ?? 0) - 3;
   const chosen = chosenMatch(query.terms, { weighed: query.stems, room });
   const statements = chosen
     ? [candidateStatement(query, chosen, weights), SIZE_STATEMENT]

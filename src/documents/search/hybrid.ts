@@ -138,7 +138,7 @@ interface NeighbourRow extends ChunkRow {
  */
 async function neighbourChunks(db: D1Reader, matches: readonly VectorMatch[], model: string, plan: CandidateQuery): Promise<Neighbour[]> {
   const filterParams = plan.filter?.params ?? [];
-  const aloneParams = plan.unlessAlone ? [plan.unlessAlone, plan.unlessAlone] : [];
+  const aloneParams = plan.unlessAlone ? [plan.unlessAlone, plan.unlessAlone, ...(plan.hiddenSources ? [plan.hiddenSources] : [])] : [];
   const room = Math.max(1, D1_LIMITS.boundParameters - 1 - filterParams.length - aloneParams.length);
   const statements: D1PreparedStatement[] = [];
   for (let start = 0; start < matches.length; start += room) {
@@ -146,7 +146,9 @@ async function neighbourChunks(db: D1Reader, matches: readonly VectorMatch[], mo
     const next = ids.length + 2;
     const filterSql = plan.filter ? `AND (${numbered(plan.filter.sql, next)})` : "";
     const aloneAt = next + filterParams.length;
-    const aloneSql = plan.unlessAlone ? `AND (d.base_uri != ?${aloneAt} OR NOT EXISTS (SELECT 1 FROM documents WHERE base_uri != ?${aloneAt + 1}))` : "";
+    // Sources hidden from the caller are not "other pages" (candidates.ts filteredCandidates).
+    const hiddenSql = plan.hiddenSources ? `AND other.data_source NOT IN (SELECT value FROM json_each(?${aloneAt + 2}))` : "";
+    const aloneSql = plan.unlessAlone ? `AND (d.base_uri != ?${aloneAt} OR NOT EXISTS (SELECT 1 FROM documents AS other WHERE other.base_uri != ?${aloneAt + 1} ${hiddenSql}))` : "";
     // As lexical search: without a version in the filter, each data source's current version only.
     const versionSql = plan.filter?.namesVersion ? "" : `AND ${seenByDefaultSql("d")}`;
     statements.push(

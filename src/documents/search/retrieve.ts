@@ -9,6 +9,7 @@ import { d1Statements } from "../../d1/statements.ts";
 import type { D1Reader } from "../../d1/sessions.ts";
 import type { SemanticSearch } from "../../embeddings/semantic-search.ts";
 import { embedQuery, fuseWithVectors } from "./hybrid.ts";
+import { hiddenParam, withVisibility, type Visibility } from "../visibility.ts";
 
 /** The chunks that best answer a query, best first, and the query's words as they were weighed. */
 export interface Retrieval {
@@ -18,6 +19,19 @@ export interface Retrieval {
   namedSites: ReadonlySet<string>;
   /** The data source the query's words plainly belong to when it names none (rank.ts siteAffinity). */
   affineSite: string | null;
+}
+
+/**
+ * Which pages a retrieval may see: the caller's filter (its text and its
+ * compiled form) and the caller's visibility (visibility.ts), which leaves
+ * the data sources hidden from the caller out of every statement that picks
+ * chunks. Without a visibility nothing is left out (the benchmark's and the
+ * evaluation's own corpora); every door passes one.
+ */
+export interface RetrievalFilter {
+  source?: string;
+  compiled: CompiledFilter | null;
+  visibility?: Visibility;
 }
 
 /** What a query asks of the index, worked out from its text alone. */
@@ -31,7 +45,7 @@ export interface RetrievalPlan extends CandidateQuery {
  * The index query for free user text, or null when it has no searchable
  * term. Pure, so the benchmark plans exactly what search runs.
  */
-export function planRetrieval(query: string, filter: { source?: string; compiled: CompiledFilter | null }): RetrievalPlan | null {
+export function planRetrieval(query: string, filter: RetrievalFilter): RetrievalPlan | null {
   const terms = matchTerms(query);
   if (terms.length === 0) return null;
   // A query of stopwords only ("how to", "C") is searched by them all, as queryTerms does; its words weigh them too.
@@ -39,7 +53,16 @@ export function planRetrieval(query: string, filter: { source?: string; compiled
   const own = topical.length > 0 ? topical : queryTerms(query).flatMap((term) => term.split(/[_.-]/));
   const words = [...new Set([...own, ...camelCaseParts(query).flatMap((parts) => parts.split(" "))])];
   const unlessAlone = asksAboutAlmanac(words, filter.source) ? undefined : DEFAULT_CORPUS.baseUri;
-  return { terms, stems: words.map(stem), filter: filter.compiled, words, identifiers: queryIdentifiers(query), ...(unlessAlone ? { unlessAlone } : {}) };
+  const hiddenSources = filter.visibility && filter.visibility.hidden.length > 0 ? hiddenParam(filter.visibility) : undefined;
+  return {
+    terms,
+    stems: words.map(stem),
+    filter: filter.visibility ? withVisibility(filter.compiled, filter.visibility) : filter.compiled,
+    words,
+    identifiers: queryIdentifiers(query),
+    ...(unlessAlone ? { unlessAlone } : {}),
+    ...(hiddenSources ? { hiddenSources } : {}),
+  };
 }
 
 /**
@@ -51,7 +74,7 @@ export function planRetrieval(query: string, filter: { source?: string; compiled
 export async function retrieveChunks(
   db: D1Reader,
   query: string,
-  filter: { source?: string; compiled: CompiledFilter | null },
+  filter: RetrievalFilter,
   ranking: RankingWeights,
   semantic?: SemanticSearch,
 ): Promise<Retrieval> {

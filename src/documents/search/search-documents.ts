@@ -8,6 +8,7 @@ import { RANKED_CANDIDATES } from "./candidates.ts";
 import { DEFAULT_RANKING, type RankingWeights } from "./ranking-weights.ts";
 import type { D1Reader } from "../../d1/sessions.ts";
 import type { SemanticSearch } from "../../embeddings/semantic-search.ts";
+import { noteTouched, publicViewer, visibilityFor, type Viewer } from "../visibility.ts";
 
 /** A search request after argument validation (SPEC 2.1). */
 export interface SearchRequest {
@@ -21,6 +22,8 @@ export interface SearchRequest {
    * continues right after the last chunk shown. Absent: pageSize alone decides.
    */
   budgetChars?: number;
+  /** Who searches (visibility.ts): results come only from the data sources it sees; absent, the public ones. */
+  viewer?: Viewer;
 }
 
 /** One page of search results. */
@@ -40,8 +43,11 @@ export async function searchDocuments(db: D1Reader, request: SearchRequest, rank
   const pageSize = request.pageSize ?? DEFAULT_PAGE_SIZE;
   const filter = compileFilter(request.filter);
   const offset = request.pageToken ? decodePageToken(request.pageToken, await pageTokenKey(request.query, request.filter)) : 0;
-  const { ranked } = await retrieveChunks(db, request.query, { source: request.filter, compiled: filter }, ranking, semantic);
+  const viewer = request.viewer ?? publicViewer();
+  const visibility = await visibilityFor(db, viewer);
+  const { ranked } = await retrieveChunks(db, request.query, { source: request.filter, compiled: filter, visibility }, ranking, semantic);
   const results = withinBudget(ranked.slice(offset, offset + pageSize).map(toChunkHit), request.budgetChars);
+  noteTouched(viewer, visibility, results.map((hit) => ({ dataSource: hit.document.dataSource, name: hit.parent })));
   const nextOffset = offset + results.length;
   if (ranked.length <= nextOffset || nextOffset >= MAX_OFFSET) return { results };
   return { results, nextPageToken: encodePageToken(nextOffset, await pageTokenKey(request.query, request.filter)) };

@@ -1,0 +1,163 @@
+/**
+ * Private documentation (migration 0013): which data sources a caller sees.
+ * A data source is public until it is given audiences; then only a key that
+ * carries one of them sees it. This is the one place that decides: every
+ * door hands its caller's `Viewer` to the domain reads, which resolve it
+ * here to the data sources hidden from that caller and leave their pages out
+ * in SQL (`visibleSql`, `withVisibility`), so a hidden page is exactly a
+ * missing one. The reads also note here what they returned of restricted
+ * sources, for the audit log (src/documents/audit.ts).
+ */
+import type { D1Reader } from "../d1/sessions.ts";
+import type { CompiledFilter } from "./search/filter.ts";
+
+/** Who reads: the audiences of the caller's key (none for an anonymous caller), and what it was given of restricted sources. */
+export interface Viewer {
+  readonly audiences: readonly string[];
+  /** Filled by the reads: restricted data source → the names returned from it (a count alone leaves them empty) and the audiences that opened it. */
+  readonly touched: Map<string, { names: Set<string>; audiences: readonly string[] }>;
+}
+
+/** A viewer carrying `audiences`, with nothing touched yet. */
+export function viewerWith(audiences: readonly string[]): Viewer {
+  return { audiences, touched: new Map() };
+}
+
+/**
+ * A caller without audiences: public sources only. Reads take it when no
+ * viewer is given, so a read that forgets its caller over-hides, never leaks.
+ */
+export function publicViewer(): Viewer {
+  return viewerWith([]);
+}
+
+/** What one read may show its viewer. */
+export interface Visibility {
+  /** Data sources the viewer may not see, sorted. */
+  readonly hidden: readonly string[];
+  /** Every restricted data source the viewer does see, with the viewer's audiences that open it (for the audit log). */
+  readonly restricted: ReadonlyMap<string, readonly string[]>;
+}
+
+/** Audience names: what `--audience` takes. Lower-case, so team-a and Team-A are one audience. */
+const AUDIENCE_PATTERN = /^[a-z0-9][a-z0-9._-]{0,63}$/;
+
+/**
+ * A `--audience team-a,team-b` list checked and normalised: trimmed,
+ * lower-cased, without repeats. Throws a plain Error saying what a name may be.
+ *
+ * @example audienceList(" Team-A, team-b ,team-a") // ["team-a", "team-b"]
+ */
+export function audienceList(value: string): string[] {
+  const names = value.split(",").map((name) => name.trim().toLowerCase()).filter((name) => name !== "");
+  if (names.length === 0) throw new Error("--audience needs at least one name, e.g. --audience team-a (or --public to make a source public again)");
+  for (const name of names) {
+    if (!AUDIENCE_PATTERN.test(name)) throw new Error(`audience "${name.slice(0, 80)}" is not a name: use 1–64 letters, digits, ".", "_" or "-", starting with a letter or digit`);
+  }
+  return [...new Set(names)].sort();
+}
+
+/**
+ * The data sources hidden from `viewer` and the restricted ones it sees, from
+ * the audiences table (a handful of rows: one per restricted source and audience).
+ */
+export async function visibilityFor(db: D1Reader, viewer: Viewer): Promise<Visibility> {
+  const { results } = await db.prepare("SELECT data_source, audience FROM data_source_audiences").all<{ data_source: string; audience: string }>();
+  const open = new Map<string, string[]>();
+  for (const row of results) if (viewer.audiences.includes(row.audience)) open.set(row.data_source, [...(open.get(row.data_source) ?? []), row.audience]);
+  const hidden = [...new Set(results.map((row) => row.data_source))].filter((source) => !open.has(source)).sort();
+  return { hidden, restricted: open };
+}
+
+/**
+ * The SQL condition that a page of `documents` aliased `alias` is visible,
+ * its hidden data sources bound as one JSON array at `param` (`?` or `?N`);
+ * `hiddenParam` gives the value. Empty when nothing is hidden.
+ *
+ * @example `WHERE name > ?1 ${visibleSql("d", visibility, "?3")}` with .bind(after, limit, hiddenParam(visibility))
+ */
+export function visibleSql(alias: string, visibility: Visibility, param: string): string {
+  return visibility.hidden.length === 0 ? "" : `AND ${alias}.data_source NOT IN (SELECT value FROM json_each(${param}))`;
+}
+
+/** The bound value `visibleSql`'s parameter takes. */
+export function hiddenParam(visibility: Visibility): string {
+  return JSON.stringify(visibility.hidden);
+}
+
+/**
+ * The search filter with the viewer's hidden sources left out: search and
+ * answers apply a filter in every statement that picks chunks (lexical
+ * candidates, vector neighbours), so this one conjunct reaches them all.
+ * Unchanged when nothing is hidden.
+ */
+export function withVisibility(filter: CompiledFilter | null, visibility: Visibility): CompiledFilter | null {
+  if (visibility.hidden.length === 0) return filter;
+  if (!filter) return { sql: HIDDEN_CONJUNCT, params: [hiddenParam(visibility)] };
+  return { ...filter, sql: `(${filter.sql}) AND ${HIDDEN_CONJUNCT}`, params: [...filter.params, hiddenParam(visibility)] };
+}
+
+/** The conjunct `withVisibility` adds, its one parameter the hidden sources as JSON. */
+const HIDDEN_CONJUNCT = "(d.data_source NOT IN (SELECT value FROM json_each(?)))";
+
+/**
+ * A filter taken apart again: the caller's own filter and the data sources
+ * `withVisibility` hid, for an index that applies them its own way (Vectorize's metadata filter).
+ */
+export function splitVisibility(filter: CompiledFilter | null): { filter: CompiledFilter | null; hidden: string[] } {
+  if (!filter || !filter.sql.endsWith(HIDDEN_CONJUNCT)) return { filter, hidden: [] };
+  const hidden = JSON.parse(String(filter.params[filter.params.length - 1])) as string[];
+  if (filter.sql === HIDDEN_CONJUNCT) return { filter: null, hidden };
+  const own = filter.sql.slice(1, -(HIDDEN_CONJUNCT.length + ") AND ".length));
+  return { filter: { ...filter, sql: own, params: filter.params.slice(0, -1) }, hidden };
+}
+
+/** Whether the viewer may see a data source (for the small lists read whole: versions, kept sources). */
+export function isVisible(visibility: Visibility, dataSource: string): boolean {
+  return !visibility.hidden.includes(dataSource);
+}
+
+/**
+ * Records in `viewer` what a read returned of restricted data sources: the
+ * names given, or only the source when a count was shown.
+ */
+export function noteTouched(viewer: Viewer, visibility: Visibility, returned: readonly { dataSource: string; name?: string }[]): void {
+  for (const { dataSource, name } of returned) {
+    const audiences = visibility.restricted.get(dataSource);
+    if (!audiences) continue;
+    let touched = viewer.touched.get(dataSource);
+    if (!touched) viewer.touched.set(dataSource, (touched = { names: new Set(), audiences }));
+    if (name !== undefined) touched.names.add(name);
+  }
+}
+
+/** A data source's audiences as stored; empty for a public source. */
+export async function sourceAudiences(db: D1Reader, dataSource: string): Promise<string[]> {
+  const { results } = await db.prepare("SELECT audience FROM data_source_audiences WHERE data_source = ?1 ORDER BY audience").bind(dataSource).all<{ audience: string }>();
+  return results.map((row) => row.audience);
+}
+
+/** Every restricted data source with its audiences, by name. */
+export async function restrictedSources(db: D1Reader): Promise<Map<string, string[]>> {
+  const { results } = await db.prepare("SELECT data_source, audience FROM data_source_audiences ORDER BY data_source, audience").all<{ data_source: string; audience: string }>();
+  const sources = new Map<string, string[]>();
+  for (const row of results) sources.set(row.data_source, [...(sources.get(row.data_source) ?? []), row.audience]);
+  return sources;
+}
+
+/**
+ * The statements that give a data source exactly `audiences` (empty: public
+ * again), in one batch so no reader sees it half-changed. Its pages are not
+ * touched: changing who sees a source needs no re-ingestion.
+ */
+function setSourceAudiencesStatements(db: D1Database, dataSource: string, audiences: readonly string[]): D1PreparedStatement[] {
+  return [
+    db.prepare("DELETE FROM data_source_audiences WHERE data_source = ?1").bind(dataSource),
+    ...audiences.map((audience) => db.prepare("INSERT INTO data_source_audiences (data_source, audience) VALUES (?1, ?2)").bind(dataSource, audience)),
+  ];
+}
+
+/** Gives a data source exactly `audiences` (empty: public again). */
+export async function setSourceAudiences(db: D1Database, dataSource: string, audiences: readonly string[]): Promise<void> {
+  await db.batch(setSourceAudiencesStatements(db, dataSource, audiences));
+}
