@@ -1,7 +1,7 @@
 // API keys and the answer_query quota on the real dev server: keys made with
 // `npm run keys`, limits set the way an operator sets them (--var, as .dev.vars
 // would), driven over HTTP and with the MCP SDK's own client.
-import { spawn, spawnSync } from "node:child_process";
+import { spawnSync } from "node:child_process";
 import { rmSync } from "node:fs";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport, StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
@@ -17,35 +17,10 @@ function keys(args: string[]): { status: number | null; output: string; lastLine
 }
 
 function createKey(args: string[]): string {
-  return checkedKey(keys(["create", ...args]));
-}
-
-function checkedKey(run: { status: number | null; output: string; lastLine: string }): string {
+  const run = keys(["create", ...args]);
   expect(run.status, run.output).toBe(0);
   expect(run.lastLine).toMatch(/^alm_[A-Za-z0-9_-]{43}$/);
   return run.lastLine;
-}
-
-/** createKey for several keys: the first alone (it migrates the fresh state folder), the others side by side. */
-async function createKeys(...argsList: string[][]): Promise<string[]> {
-  const [first = [], ...others] = argsList;
-  const created = [createKey(first)];
-  const runs = others.map(
-    (args) =>
-      new Promise<{ status: number | null; output: string; lastLine: string }>((resolve) => {
-        const child = spawn(process.execPath, ["cli/keys.ts", "create", ...args, "--persist-to", stateDir], { stdio: ["ignore", "pipe", "pipe"] });
-        let stdout = "";
-        let stderr = "";
-        child.stdout.on("data", (data: Buffer) => (stdout += data.toString()));
-        child.stderr.on("data", (data: Buffer) => (stderr += data.toString()));
-        child.once("close", (status) => {
-          const lines = stdout.trim().split("\n");
-          resolve({ status, output: `${stdout}${stderr}`, lastLine: lines[lines.length - 1] ?? "" });
-        });
-      }),
-  );
-  for (const run of await Promise.all(runs)) created.push(checkedKey(run));
-  return created;
 }
 
 const stateDir = newStateDir();
@@ -60,12 +35,10 @@ let modernKey: string;
 
 beforeAll(async () => {
   // Keys made before the server starts, as an operator would.
-  [burstKey, clientKey, dailyKey, modernKey] = (await createKeys(
-    ["--label", "burst", "--answer-per-minute", "5"],
-    ["--label", "sdk-client", "--answer-per-minute", "1"],
-    ["--label", "daily", "--answer-per-day", "2"],
-    ["--label", "modern-burst", "--answer-per-minute", "5"],
-  )) as [string, string, string, string];
+  burstKey = createKey(["--label", "burst", "--answer-per-minute", "5"]);
+  clientKey = createKey(["--label", "sdk-client", "--answer-per-minute", "1"]);
+  dailyKey = createKey(["--label", "daily", "--answer-per-day", "2"]);
+  modernKey = createKey(["--label", "modern-burst", "--answer-per-minute", "5"]);
   server = await startServer(["--var", `QUOTA_PUBLIC_ANSWER_PER_MINUTE:${PUBLIC_PER_MINUTE}`], stateDir);
   mcpUrl = new URL("/mcp", server.url);
 });
