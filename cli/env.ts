@@ -1,5 +1,5 @@
 // Which Cloudflare bindings a CLI command works on: the local state `npm start` serves, or the deployed ones.
-import { applyLocalMigrations, withLocalEnv } from "./local-env.ts";
+import { withMigratedLocalEnv } from "./local-env.ts";
 import { withRemoteEnv } from "./remote-env.ts";
 
 /** Where a command's bindings come from: `--remote`, else the local state folder `--persist-to`. */
@@ -18,6 +18,5 @@ export interface EnvChoice {
 export function withEnv<T>({ remote, persistTo }: EnvChoice, work: (env: Env) => Promise<T>): Promise<T> {
   // The deployed database gets its migrations from `wrangler d1 migrations apply --remote`, never from a CLI run.
   if (remote) return withRemoteEnv(work);
-  applyLocalMigrations(persistTo);
-  return withLocalEnv(persistTo, work);
+  return withMigratedLocalEnv(persistTo, work);
 }

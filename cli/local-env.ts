@@ -1,5 +1,6 @@
 // Local Cloudflare bindings for the CLI: the same D1/KV state `wrangler dev` serves.
 import { spawnSync } from "node:child_process";
+import { existsSync, readdirSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -24,6 +25,39 @@ export function wrangler(args: string[], options: { quiet?: boolean } = {}): voi
 /** Applies the D1 migrations to the local database; already-applied ones are skipped by wrangler. */
 export function applyLocalMigrations(stateDir: string): void {
   wrangler(["d1", "migrations", "apply", "DB", "--local", "--persist-to", stateDir], { quiet: true });
+}
+
+/**
+ * Whether the local database has every migration in migrations/: wrangler records the
+ * ones it applied by file name in its d1_migrations table (absent in a fresh state folder).
+ */
+async function hasEveryMigration(db: D1Database): Promise<boolean> {
+  const files = readdirSync("migrations").filter((name) => name.endsWith(".sql"));
+  try {
+    const { results } = await db.prepare("SELECT name FROM d1_migrations").all<{ name: string }>();
+    const applied = new Set(results.map((row) => row.name));
+    return files.every((name) => applied.has(name));
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * withLocalEnv on a migrated database. Asking wrangler to apply the migrations costs a
+ * process and a workerd start of its own (seconds) even when none is pending, so it is
+ * asked only when the database lacks one.
+ */
+export async function withMigratedLocalEnv<T>(stateDir: string, work: (env: Env) => Promise<T>): Promise<T> {
+  // A state folder without a D1 database yet needs them all: no need to ask it first.
+  if (!existsSync(join(resolve(stateDir), "v3", "d1"))) {
+    applyLocalMigrations(stateDir);
+    return withLocalEnv(stateDir, work);
+  }
+  const unmigrated = Symbol("unmigrated");
+  const result = await withLocalEnv(stateDir, async (env) => ((await hasEveryMigration(env.DB)) ? { done: await work(env) } : unmigrated));
+  if (result !== unmigrated) return result.done;
+  applyLocalMigrations(stateDir);
+  return withLocalEnv(stateDir, work);
 }
 
 /**

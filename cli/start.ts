@@ -8,7 +8,7 @@ import { DEFAULT_CORPUS } from "../src/documents/default-corpus.ts";
 import { describeDocsIngest, ingestDocsFolder } from "./ingest-docs.ts";
 import { loadDefaultLibrary } from "./ingest-library.ts";
 import { updateLibrarySnapshot } from "./library-snapshot.ts";
-import { DEFAULT_STATE_DIR, applyLocalMigrations, withLocalEnv } from "./local-env.ts";
+import { DEFAULT_STATE_DIR, withMigratedLocalEnv } from "./local-env.ts";
 import { releaseInterruptedRuns } from "../src/sources/sources.ts";
 import { EMBEDDINGS_VAR_NAMES, cliSemanticSearch, embeddingsVars, varArguments } from "./embeddings-vars.ts";
 
@@ -19,7 +19,6 @@ async function main(argv: string[]): Promise<void> {
   const { stateDir, passThrough } = splitArguments(argv);
   const port = process.env.PORT ?? "8787";
 
-  applyLocalMigrations(stateDir);
   const site = siteFor(DEFAULT_CORPUS.baseUri);
   const library = await updateLibrarySnapshot();
   if (library.written) console.log("src/generated/default-library.ts regenerated from corpus/library");
@@ -29,7 +28,7 @@ async function main(argv: string[]): Promise<void> {
   const fromEnvironment = EMBEDDINGS_VAR_NAMES.filter((name) => name !== "EMBEDDINGS_API_KEY").flatMap((name) =>
     given[name] === undefined && process.env[name] !== undefined ? ["--var", `${name}:${process.env[name]}`] : [],
   );
-  await withLocalEnv(stateDir, async (env) => {
+  await withMigratedLocalEnv(stateDir, async (env) => {
     // Refused here, before the server starts, when hybrid retrieval is misconfigured.
     const embeddings = cliSemanticSearch(embeddingsVars(env, given));
     const corpus = await ingestDocsFolder(env.DB, DEFAULT_CORPUS.dir, site, { prune: true, embeddings });

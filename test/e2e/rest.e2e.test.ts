@@ -118,8 +118,9 @@ describe("googleapis developerknowledge v1 against npm start", () => {
   });
 
   it("surfaces a spent quota as 429 RESOURCE_EXHAUSTED with Retry-After, while search keeps working", async () => {
-    await awayFromMinuteEnd();
     const limited = developerKnowledge(createKey(["--label", "googleapis-quota", "--answer-per-minute", "1"]));
+    // After the key: making it takes seconds, and both calls must fall in one minute.
+    await awayFromMinuteEnd();
     expect((await limited.v1.answerQuery({ requestBody: { query: "What is Almanac?" } })).status).toBe(200);
     let retryAfter: string | null = null;
     const refused = await refusal(
