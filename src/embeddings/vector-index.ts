@@ -31,6 +31,8 @@ export interface VectorQuery {
   topK: number;
   model: string;
   filter: CompiledFilter | null;
+  /** Fires at the query's deadline: an index that is still reading stops. */
+  signal?: AbortSignal;
 }
 
 /** Where chunk vectors live. */

@@ -198,7 +198,7 @@ export async function candidateSentences(
   // An answer never mixes versions: one per data source, the best-ranked one's.
   const ranked = oneVersionPerSource(retrieved.ranked);
   const quoted = answerSources(ranked, namedSites);
-  const hits = ranked.filter((hit) => quoted.has(hit.document.dataSource)).slice(0, CANDIDATE_CHUNKS);
+  const hits: RankedCandidate[] = ranked.filter((hit) => quoted.has(hit.document.dataSource)).slice(0, CANDIDATE_CHUNKS);
   if (!hits.slice(0, GATE_CHUNKS).some((hit) => hit.coverage >= weights.answering.answerableCoverage)) return null;
   const shape = shapeOf(request.query);
   const cache = new Map<string, string>();

@@ -209,7 +209,8 @@ export interface Ranking {
 /**
  * Orders candidates best first: each chunk's BM25, scaled by how much of
  * the question it covers, plus its page's evidence, favouring the site the
- * query names, then spreading the first places over several pages.
+ * query names. The retrieval pipeline (retrieve.ts) spreads the final order
+ * over pages, once, after any fusion.
  */
 export function rankCandidates(
   candidates: readonly Candidate[],
@@ -255,19 +256,7 @@ export function rankWithSites(candidates: readonly Candidate[], terms: readonly 
     candidate.score = (1 - ranking.page) * candidate.score + ranking.page * (pageScore.get(candidate.parent) ?? 0);
   }
   scored.sort((a, b) => b.score - a.score || a.parent.localeCompare(b.parent) || a.position - b.position);
-  return { ranked: spreadOverPages(scored, ranking.samePage), affineSite };
-}
-
-/** Discounts each page's later chunks (score × samePage^k), then sorts again, stably. */
-function spreadOverPages(ranked: RankedCandidate[], samePage: number): RankedCandidate[] {
-  const seen = new Map<string, number>();
-  const spread = ranked.map((candidate, index) => {
-    const earlier = seen.get(candidate.parent) ?? 0;
-    seen.set(candidate.parent, earlier + 1);
-    return { candidate, index, score: candidate.score * samePage ** earlier };
-  });
-  spread.sort((a, b) => b.score - a.score || a.index - b.index);
-  return spread.map(({ candidate }) => candidate);
+  return { ranked: scored, affineSite };
 }
 
 /**
