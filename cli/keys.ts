@@ -2,13 +2,13 @@
 import { parseArgs } from "node:util";
 import { type ApiKeyRecord, KEY_TIERS, isKeyTier } from "../src/auth/api-keys.ts";
 import { createApiKey, listApiKeys, revokeApiKey } from "../src/auth/key-store.ts";
-import { parseWholeNumber, tierLimits } from "../src/quota/limits.ts";
+import { parseWholeNumber, tierCallLimit, tierLimits } from "../src/quota/limits.ts";
 import { withEnv } from "./env.ts";
 import { DEFAULT_STATE_DIR } from "./local-env.ts";
 import { runCli } from "./run-cli.ts";
 
 const USAGE = `usage:
-  npm run keys -- create --label NAME [--tier ${KEY_TIERS.join("|")}] [--answer-per-minute N] [--answer-per-day N] [--remote]
+  npm run keys -- create --label NAME [--tier ${KEY_TIERS.join("|")}] [--answer-per-minute N] [--answer-per-day N] [--search-per-minute N] [--get-per-minute N] [--remote]
   npm run keys -- list [--remote]
   npm run keys -- revoke <key-or-id> [--remote]
 
@@ -25,6 +25,8 @@ async function main(argv: string[]): Promise<void> {
       tier: { type: "string" },
       "answer-per-minute": { type: "string" },
       "answer-per-day": { type: "string" },
+      "search-per-minute": { type: "string" },
+      "get-per-minute": { type: "string" },
       remote: { type: "boolean", default: false },
       "persist-to": { type: "string", default: DEFAULT_STATE_DIR },
       help: { type: "boolean", short: "h", default: false },
@@ -42,6 +44,8 @@ async function main(argv: string[]): Promise<void> {
       tier: values.tier,
       answerPerMinute: limitOption("answer-per-minute", values["answer-per-minute"]),
       answerPerDay: limitOption("answer-per-day", values["answer-per-day"]),
+      searchPerMinute: limitOption("search-per-minute", values["search-per-minute"]),
+      getPerMinute: limitOption("get-per-minute", values["get-per-minute"]),
     };
     const { key, record, description } = await run(async (env) => {
       const created = await createApiKey(env.DB, options);
@@ -91,6 +95,8 @@ function describeKey(env: Env, record: ApiKeyRecord): string {
     JSON.stringify(record.label),
     `tier ${record.tier}`,
     `answer_query ${limit(record.answerPerMinute, tier?.perMinute, "min")}, ${limit(record.answerPerDay, tier?.perDay, "UTC day")}`,
+    `search ${limit(record.searchPerMinute, isKeyTier(record.tier) ? tierCallLimit(env, record.tier, "search") : undefined, "min")}`,
+    `get ${limit(record.getPerMinute, isKeyTier(record.tier) ? tierCallLimit(env, record.tier, "get") : undefined, "min")}`,
     `created ${record.createdAt}`,
     state,
   ].join("  ");

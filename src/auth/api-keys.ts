@@ -22,6 +22,9 @@ export interface ApiKeyRecord {
   /** This key's own limits; null means the tier's. */
   answerPerMinute: number | null;
   answerPerDay: number | null;
+  /** This key's own search and get limits per minute (search_documents, get_documents and their REST methods); null means the tier's. */
+  searchPerMinute: number | null;
+  getPerMinute: number | null;
   createdAt: string;
   revokedAt: string | null;
 }

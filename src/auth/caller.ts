@@ -13,6 +13,8 @@ export type Caller =
       /** The key's own limits; null means the tier's. */
       answerPerMinute: number | null;
       answerPerDay: number | null;
+      searchPerMinute?: number | null;
+      getPerMinute?: number | null;
     }
   | {
       kind: "anonymous";
@@ -90,6 +92,8 @@ export async function identifyCaller(env: Env, request: Request): Promise<Caller
       tier: record.tier,
       answerPerMinute: record.answerPerMinute,
       answerPerDay: record.answerPerDay,
+      searchPerMinute: record.searchPerMinute,
+      getPerMinute: record.getPerMinute,
     };
   }
   if (!publicTierIsOn(env)) {

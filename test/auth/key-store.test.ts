@@ -28,6 +28,8 @@ describe("API keys", () => {
       tier: "standard",
       answerPerMinute: 60,
       answerPerDay: null,
+      searchPerMinute: null,
+      getPerMinute: null,
       createdAt: "2026-11-30T10:00:00.000Z",
       revokedAt: null,
     });

@@ -20,3 +20,8 @@ END;
 CREATE TRIGGER chunks_counted_after_delete AFTER DELETE ON chunks BEGIN
   UPDATE corpus_statistics SET chunks = chunks - 1 WHERE id = 1;
 END;
+
+-- A key's own search and get limits (issue 36), per minute; NULL: its tier's
+-- (QUOTA_SEARCH_PER_MINUTE and the others, src/quota/limits.ts).
+ALTER TABLE api_keys ADD COLUMN search_per_minute INTEGER CHECK (search_per_minute IS NULL OR search_per_minute >= 0);
+ALTER TABLE api_keys ADD COLUMN get_per_minute INTEGER CHECK (get_per_minute IS NULL OR get_per_minute >= 0);
