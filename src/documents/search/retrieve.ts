@@ -1,7 +1,7 @@
 import { DEFAULT_CORPUS } from "../default-corpus.ts";
 import type { CompiledFilter } from "./filter.ts";
 import { camelCaseParts, matchTerms, queryIdentifiers, queryTerms, queryWords, stem } from "./query-text.ts";
-import { namedSites, rankWithSites, weighTerms, type RankedCandidate, type WeightedTerm } from "./rank.ts";
+import { namedSites, rankCandidates, weighTerms, type RankedCandidate, type WeightedTerm } from "./rank.ts";
 import type { ChunkHit } from "../document.ts";
 import { fetchCandidates, type CandidateQuery } from "./candidates.ts";
 import type { RankingWeights } from "./ranking-weights.ts";
@@ -17,8 +17,6 @@ export interface Retrieval {
   terms: WeightedTerm[];
   /** The data sources the query names ("dart", "go"). */
   namedSites: ReadonlySet<string>;
-  /** The data source the query's words plainly belong to when it names none (rank.ts siteAffinity). */
-  affineSite: string | null;
 }
 
 /** What a query asks of the index, worked out from its text alone. */
@@ -61,7 +59,7 @@ export async function retrieveChunks(
   semantic?: SemanticSearch,
 ): Promise<Retrieval> {
   const plan = planRetrieval(query, filter);
-  if (!plan) return { ranked: [], terms: [], namedSites: new Set(), affineSite: null };
+  if (!plan) return { ranked: [], terms: [], namedSites: new Set() };
   // The query is embedded while the lexical candidates are fetched.
   const embedding = semantic ? embedQuery(semantic, query) : undefined;
   const { candidates, statistics } = await fetchCandidates(d1Statements(db), plan, ranking);
@@ -71,9 +69,9 @@ export async function retrieveChunks(
   const newcomers = new Map((neighbours ?? []).filter(({ candidate }) => !lexical.has(chunkKey(candidate))).map(({ candidate }) => [chunkKey(candidate), candidate]));
   const terms = weighTerms(plan.words, plan.identifiers, statistics);
   const sites = namedSites(plan.words, [...new Set(candidates.map((candidate) => candidate.document.dataSource))]);
-  const { ranked, affineSite } = rankWithSites([...candidates, ...newcomers.values()], terms, sites, ranking);
+  const ranked = rankCandidates([...candidates, ...newcomers.values()], terms, sites, ranking);
   const ordered = neighbours ? fuseRanked(ranked, lexical, neighbours) : ranked.map((candidate) => ({ candidate, score: candidate.score }));
-  return { ranked: finalOrder(ordered, ranking.samePage), terms, namedSites: sites, affineSite };
+  return { ranked: finalOrder(ordered, ranking.samePage), terms, namedSites: sites };
 }
 
 /**
