@@ -14,7 +14,6 @@ import type { SemanticSearch } from "../../embeddings/semantic-search.ts";
 import type { VectorMatch } from "../../embeddings/vector-index.ts";
 import { note, timed } from "../../observability/timings.ts";
 import { D1_LIMITS } from "../../d1/limits.ts";
-import { numbered } from "../../embeddings/d1-index.ts";
 import { toSummary } from "../document.ts";
 import type { Candidate, CandidateQuery } from "./candidates.ts";
 import { fuseAtEqualDepth } from "./fusion.ts";
@@ -65,7 +64,7 @@ export async function vectorNeighbours(db: D1Reader, semantic: SemanticSearch, e
     const index = semantic.index(db);
     const matches = await timed("vector", () =>
       withDeadline(VECTOR_QUERY_DEADLINE_MS, `the ${index.kind} vector index`, (signal) =>
-        index.query({ vector: embedded.vector, topK: VECTOR_CANDIDATES, model: semantic.embedder.model, filter: plan.filter, signal }),
+        index.query({ vector: embedded.vector, topK: VECTOR_CANDIDATES, model: semantic.embedder.model, filter: plan.filter?.constraints, signal }),
       ),
     );
     const found = await neighbourChunks(db, matches, semantic.embedder.model, plan);
@@ -156,4 +155,11 @@ async function neighbourChunks(db: D1Reader, matches: readonly VectorMatch[], mo
       },
     })),
   );
+}
+
+/** The filter's plain `?` placeholders numbered from `first`, so they follow the statement's own numbered ones. */
+function numbered(sql: string, first: number): string {
+  let next = first;
+  // Filter values are bound, never spliced, so a `?` in the compiled SQL is always a placeholder.
+  return sql.replace(/\?/g, () => `?${next++}`);
 }
