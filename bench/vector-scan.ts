@@ -91,11 +91,11 @@ async function main(): Promise<void> {
         await fill(env.DB, filled, size, dimensions);
         console.error(`vector-scan: wrote ${size - filled} vectors in ${((performance.now() - started) / 1000).toFixed(1)} s`);
         filled = size;
-        const index = d1VectorIndex(env.DB);
+        const index = d1VectorIndex(env.DB, { maxChunks: Number.POSITIVE_INFINITY });
         const times: number[] = [];
         for (let q = 0; q < queries; q += 1) {
           const begun = performance.now();
-          const matches = await index.query({ vector: randomVector(1_000_000 + q, dimensions), topK: 50, model: MODEL, filter: null });
+          const matches = await index.query({ vector: randomVector(1_000_000 + q, dimensions), topK: 50, model: MODEL });
           times.push(performance.now() - begun);
           if (matches.length !== 50) throw new Error(`expected 50 matches, got ${matches.length}`);
         }

@@ -3,13 +3,13 @@ import { parseArgs } from "node:util";
 import { type ApiKeyRecord, KEY_TIERS, isKeyTier } from "../src/auth/api-keys.ts";
 import { createApiKey, listApiKeys, revokeApiKey, setKeyAudiences } from "../src/auth/key-store.ts";
 import { AUDIENCE_OPTIONS, audienceOption } from "./audience-option.ts";
-import { parseWholeNumber, tierLimits } from "../src/quota/limits.ts";
+import { parseWholeNumber, tierCallLimit, tierLimits } from "../src/quota/limits.ts";
 import { withEnv } from "./env.ts";
 import { DEFAULT_STATE_DIR } from "./local-env.ts";
 import { runCli, UsageError } from "./run-cli.ts";
 
 const USAGE = `usage:
-  npm run keys -- create --label NAME [--tier ${KEY_TIERS.join("|")}] [--answer-per-minute N] [--answer-per-day N] [--audience a,b] [--remote]
+  npm run keys -- create --label NAME [--tier ${KEY_TIERS.join("|")}] [--answer-per-minute N] [--answer-per-day N] [--search-per-minute N] [--get-per-minute N] [--audience a,b] [--remote]
   npm run keys -- list [--remote]
   npm run keys -- revoke <key-or-id> [--remote]
   npm run keys -- audience <key-or-id> --audience a,b | --public [--remote]
@@ -32,6 +32,8 @@ async function main(argv: string[]): Promise<void> {
       "answer-per-minute": { type: "string" },
       "answer-per-day": { type: "string" },
       ...AUDIENCE_OPTIONS,
+      "search-per-minute": { type: "string" },
+      "get-per-minute": { type: "string" },
       remote: { type: "boolean", default: false },
       "persist-to": { type: "string", default: DEFAULT_STATE_DIR },
       help: { type: "boolean", short: "h", default: false },
@@ -50,6 +52,8 @@ async function main(argv: string[]): Promise<void> {
       answerPerMinute: limitOption("answer-per-minute", values["answer-per-minute"]),
       answerPerDay: limitOption("answer-per-day", values["answer-per-day"]),
       audiences: audienceOption(values) ?? [],
+      searchPerMinute: limitOption("search-per-minute", values["search-per-minute"]),
+      getPerMinute: limitOption("get-per-minute", values["get-per-minute"]),
     };
     const { key, record, description } = await run(async (env) => {
       const created = await createApiKey(env.DB, options);
@@ -81,7 +85,7 @@ async function main(argv: string[]): Promise<void> {
     const [keyOrId, ...extra] = rest;
     if (!keyOrId || extra.length > 0) throw new Error("give exactly one key or key id, e.g. npm run keys -- audience key_3f9c2a1b7d4e --audience team-a");
     const audiences = audienceOption(values);
-    if (audiences === undefined) throw new Error("say what the key sees: --audience team-a[,team-b], or --public for public sources only");
+    if (audiences === undefined) throw new UsageError("say what the key sees: --audience team-a[,team-b], or --public for public sources only");
     const updated = await run((env) => setKeyAudiences(env.DB, keyOrId.trim(), audiences));
     if (!updated) throw new Error(`no API key matches "${keyOrId}"; npm run keys -- list shows the ids`);
     console.log(`${updated.id} ("${updated.label}") now sees ${audiences.length === 0 ? "public data sources only" : `public data sources and those of audience ${audiences.join(", ")}`}.`);
@@ -110,6 +114,8 @@ function describeKey(env: Env, record: ApiKeyRecord): string {
     JSON.stringify(record.label),
     `tier ${record.tier}`,
     `answer_query ${limit(record.answerPerMinute, tier?.perMinute, "min")}, ${limit(record.answerPerDay, tier?.perDay, "UTC day")}`,
+    `search ${limit(record.searchPerMinute, isKeyTier(record.tier) ? tierCallLimit(env, record.tier, "search") : undefined, "min")}`,
+    `get ${limit(record.getPerMinute, isKeyTier(record.tier) ? tierCallLimit(env, record.tier, "get") : undefined, "min")}`,
     record.audiences.length > 0 ? `audiences ${record.audiences.join(",")}` : "public sources only",
     `created ${record.createdAt}`,
     state,

@@ -24,6 +24,9 @@ export interface ApiKeyRecord {
   answerPerDay: number | null;
   /** The audiences whose restricted data sources the key sees (src/documents/visibility.ts); empty: public ones only. */
   audiences: string[];
+  /** This key's own search and get limits per minute (search_documents, get_documents and their REST methods); null means the tier's. */
+  searchPerMinute: number | null;
+  getPerMinute: number | null;
   createdAt: string;
   revokedAt: string | null;
 }

@@ -15,6 +15,8 @@ export type Caller =
       answerPerDay: number | null;
       /** The key's audiences: the restricted data sources it sees (src/documents/visibility.ts). */
       audiences: readonly string[];
+      searchPerMinute?: number | null;
+      getPerMinute?: number | null;
     }
   | {
       kind: "anonymous";
@@ -93,6 +95,8 @@ export async function identifyCaller(env: Env, request: Request): Promise<Caller
       answerPerMinute: record.answerPerMinute,
       answerPerDay: record.answerPerDay,
       audiences: record.audiences,
+      searchPerMinute: record.searchPerMinute,
+      getPerMinute: record.getPerMinute,
     };
   }
   if (!publicTierIsOn(env)) {

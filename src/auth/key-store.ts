@@ -8,11 +8,13 @@ interface ApiKeyRow {
   answer_per_minute: number | null;
   answer_per_day: number | null;
   audiences: string;
+  search_per_minute: number | null;
+  get_per_minute: number | null;
   created_at: string;
   revoked_at: string | null;
 }
 
-const COLUMNS = "id, label, tier, answer_per_minute, answer_per_day, audiences, created_at, revoked_at";
+const COLUMNS = "id, label, tier, answer_per_minute, answer_per_day, search_per_minute, get_per_minute, audiences, created_at, revoked_at";
 
 /** Labels are for people reading `keys list`; anything longer is a mistake. */
 const MAX_LABEL_LENGTH = 200;
@@ -25,6 +27,8 @@ function toRecord(row: ApiKeyRow): ApiKeyRecord {
     answerPerMinute: row.answer_per_minute,
     answerPerDay: row.answer_per_day,
     audiences: parseAudiences(row.audiences),
+    searchPerMinute: row.search_per_minute,
+    getPerMinute: row.get_per_minute,
     createdAt: row.created_at,
     revokedAt: row.revoked_at,
   };
@@ -48,6 +52,8 @@ export interface NewApiKey {
   answerPerDay?: number | null;
   /** Checked names (visibility.ts audienceList); absent: none. */
   audiences?: readonly string[];
+  searchPerMinute?: number | null;
+  getPerMinute?: number | null;
 }
 
 /**
@@ -71,6 +77,8 @@ export async function createApiKey(
   for (const [name, value] of [
     ["answer-per-minute", options.answerPerMinute],
     ["answer-per-day", options.answerPerDay],
+    ["search-per-minute", options.searchPerMinute],
+    ["get-per-minute", options.getPerMinute],
   ] as const) {
     if (value != null && !(Number.isSafeInteger(value) && value >= 0)) {
       throw new AlmanacError("INVALID_ARGUMENT", `--${name} must be a whole number ≥ 0, not ${value}`);
@@ -84,15 +92,17 @@ export async function createApiKey(
     answerPerMinute: options.answerPerMinute ?? null,
     answerPerDay: options.answerPerDay ?? null,
     audiences: [...(options.audiences ?? [])],
+    searchPerMinute: options.searchPerMinute ?? null,
+    getPerMinute: options.getPerMinute ?? null,
     createdAt: now.toISOString(),
     revokedAt: null,
   };
   await db
     .prepare(
-      `INSERT INTO api_keys (id, key_hash, label, tier, answer_per_minute, answer_per_day, audiences, created_at)
-       VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)`,
+      `INSERT INTO api_keys (id, key_hash, label, tier, answer_per_minute, answer_per_day, search_per_minute, get_per_minute, audiences, created_at)
+       VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)`,
     )
-    .bind(record.id, await hashApiKey(key), record.label, record.tier, record.answerPerMinute, record.answerPerDay, JSON.stringify(record.audiences), record.createdAt)
+    .bind(record.id, await hashApiKey(key), record.label, record.tier, record.answerPerMinute, record.answerPerDay, record.searchPerMinute, record.getPerMinute, JSON.stringify(record.audiences), record.createdAt)
     .run();
   return { key, record };
 }

@@ -24,6 +24,8 @@ export interface ChunkHit {
   id: string;
   content: string;
   document: DocumentSummary;
+  /** In [0, 1], as Google's DocumentChunk.relevanceScore: set on search results (final-order.ts relevanceOf). */
+  relevanceScore?: number;
 }
 
 /** A page's row as D1 returns it (snake_case columns). */

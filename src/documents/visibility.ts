@@ -93,24 +93,14 @@ export function hiddenParam(visibility: Visibility): string {
  */
 export function withVisibility(filter: CompiledFilter | null, visibility: Visibility): CompiledFilter | null {
   if (visibility.hidden.length === 0) return filter;
-  if (!filter) return { sql: HIDDEN_CONJUNCT, params: [hiddenParam(visibility)] };
-  return { ...filter, sql: `(${filter.sql}) AND ${HIDDEN_CONJUNCT}`, params: [...filter.params, hiddenParam(visibility)] };
+  // The vector index cannot run SQL: it leaves the hidden sources out by the filter's constraints, so they take no neighbour's place.
+  if (!filter) return { sql: HIDDEN_CONJUNCT, params: [hiddenParam(visibility)], constraints: { excludedDataSources: visibility.hidden } };
+  const excludedDataSources = [...(filter.constraints.excludedDataSources ?? []), ...visibility.hidden];
+  return { ...filter, sql: `(${filter.sql}) AND ${HIDDEN_CONJUNCT}`, params: [...filter.params, hiddenParam(visibility)], constraints: { ...filter.constraints, excludedDataSources } };
 }
 
 /** The conjunct `withVisibility` adds, its one parameter the hidden sources as JSON. */
 const HIDDEN_CONJUNCT = "(d.data_source NOT IN (SELECT value FROM json_each(?)))";
-
-/**
- * A filter taken apart again: the caller's own filter and the data sources
- * `withVisibility` hid, for an index that applies them its own way (Vectorize's metadata filter).
- */
-export function splitVisibility(filter: CompiledFilter | null): { filter: CompiledFilter | null; hidden: string[] } {
-  if (!filter || !filter.sql.endsWith(HIDDEN_CONJUNCT)) return { filter, hidden: [] };
-  const hidden = JSON.parse(String(filter.params[filter.params.length - 1])) as string[];
-  if (filter.sql === HIDDEN_CONJUNCT) return { filter: null, hidden };
-  const own = filter.sql.slice(1, -(HIDDEN_CONJUNCT.length + ") AND ".length));
-  return { filter: { ...filter, sql: own, params: filter.params.slice(0, -1) }, hidden };
-}
 
 /** Whether the viewer may see a data source (for the small lists read whole: versions, kept sources). */
 export function isVisible(visibility: Visibility, dataSource: string): boolean {

@@ -6,7 +6,7 @@
  * meant for corpora up to D1_SCAN_MAX_CHUNKS chunks. Beyond that, Vectorize.
  */
 import type { D1Reader } from "../d1/sessions.ts";
-import type { VectorIndex, VectorMatch, VectorQuery } from "./vector-index.ts";
+import type { VectorFilter, VectorIndex, VectorMatch, VectorQuery } from "./vector-index.ts";
 
 /**
  * The corpus size (chunks) up to which the D1 index is recommended:
@@ -16,8 +16,12 @@ import type { VectorIndex, VectorMatch, VectorQuery } from "./vector-index.ts";
  */
 export const D1_SCAN_MAX_CHUNKS = 10_000;
 
-/** Rows per scan query: a 768-dimension vector is about 1 KB of base64, so a page is about 1 MB. */
-const SCAN_PAGE = 1000;
+/**
+ * Rows per scan query: a 768-dimension vector is about 1 KB of base64, so a
+ * page is about 1 MB, read and compared in about 40 ms (a tenth of the 0.37 s
+ * that 10,000 took, BENCHMARKS.md): the scan checks its deadline that often.
+ */
+export const SCAN_PAGE = 1000;
 
 /**
  * A vector as stored in `chunk_vectors.vector`: base64 of a float32 scale
@@ -97,12 +101,36 @@ function dot(a: Int8Array, b: Float32Array): number {
   return sum;
 }
 
+/** Thrown when the corpus has outgrown the D1 scan: search falls back to lexical and logs this, naming the fix. */
+export class VectorScanCeilingError extends Error {
+  override readonly name = "VectorScanCeilingError";
+}
+
+/**
+ * The SQL condition (over `documents d`) and values for the data sources and
+ * versions a vector filter admits, its `?` numbered from `first`.
+ */
+function filterCondition(filter: VectorFilter | undefined, first: number): { sql: string; params: string[] } {
+  const conditions: string[] = [];
+  const params: string[] = [];
+  const list = (values: readonly string[]) => values.map((value) => (params.push(value), `?${first + params.length - 1}`)).join(", ");
+  if (filter?.dataSources) conditions.push(`d.data_source IN (${list(filter.dataSources)})`);
+  if (filter?.excludedDataSources?.length) conditions.push(`d.data_source NOT IN (${list(filter.excludedDataSources)})`);
+  if (filter?.versions) conditions.push(`d.version IN (${list(filter.versions)})`);
+  return { sql: conditions.join(" AND "), params };
+}
+
 /**
  * The D1 vector index over `db` (a read session for queries, the database
  * itself for ingestion). Writing is done by the ledger (sync-vectors.ts),
- * which stores the vector in its row, so upsert and delete have nothing more to do.
+ * which stores the vector in its row, so upsert and delete have nothing more
+ * to do. A query checks its signal before each page of SCAN_PAGE rows, so it
+ * stops reading within one page of its deadline, and refuses to read past
+ * `maxChunks` vectors (D1_SCAN_MAX_CHUNKS): a corpus that large is past what
+ * a scan reads in time, and wants Vectorize.
  */
-export function d1VectorIndex(db: D1Reader): VectorIndex {
+export function d1VectorIndex(db: D1Reader, options: { maxChunks?: number } = {}): VectorIndex {
+  const ceiling = options.maxChunks ?? D1_SCAN_MAX_CHUNKS;
   return {
     kind: "d1",
     storesInLedger: true,
@@ -110,18 +138,28 @@ export function d1VectorIndex(db: D1Reader): VectorIndex {
     async delete() {},
     async query(query: VectorQuery) {
       const top = new TopMatches(query.topK);
-      const filter = query.filter;
+      const condition = filterCondition(query.filter, 4);
       let after = 0;
+      let read = 0;
       for (;;) {
-        // The filter reads page fields (filter.ts compiles over `documents d`); its `?` follow ours.
+        // A turn of the event loop first: workerd runs a due timer (the deadline's) only between tasks, not between a D1 answer and its reader.
+        if (query.signal) await new Promise((resolve) => setTimeout(resolve, 0));
+        query.signal?.throwIfAborted();
         const sql = `SELECT v.rowid AS row, v.vector_id AS id, v.vector AS vector FROM chunk_vectors AS v
-          ${filter ? "JOIN documents AS d ON d.name = v.document_name" : ""}
-          WHERE v.model = ?1 AND v.rowid > ?2 AND v.dimensions = ?3 AND v.vector IS NOT NULL ${filter ? `AND (${numbered(filter.sql, 4)})` : ""}
+          ${condition.sql ? "JOIN documents AS d ON d.name = v.document_name" : ""}
+          WHERE v.model = ?1 AND v.rowid > ?2 AND v.dimensions = ?3 AND v.vector IS NOT NULL ${condition.sql ? `AND ${condition.sql}` : ""}
           ORDER BY v.rowid LIMIT ${SCAN_PAGE}`;
         const { results } = await db
           .prepare(sql)
-          .bind(query.model, after, query.vector.length, ...(filter?.params ?? []))
+          .bind(query.model, after, query.vector.length, ...condition.params)
           .all<{ row: number; id: string; vector: unknown }>();
+        read += results.length;
+        if (read > ceiling) {
+          throw new VectorScanCeilingError(
+            `the D1 vector index holds more than ${ceiling} vectors of ${query.model} for this query, more than one scan reads within its deadline; ` +
+              "set VECTOR_INDEX=vectorize (with a VECTORIZE binding) for a corpus this large",
+          );
+        }
         for (const row of results) {
           const stored = readVector(row.vector);
           if (stored && stored.bytes.length === query.vector.length) top.offer(row.id, stored.scale * dot(stored.bytes, query.vector));
@@ -133,11 +171,4 @@ export function d1VectorIndex(db: D1Reader): VectorIndex {
       return top.matches;
     },
   };
-}
-
-/** The filter's plain `?` placeholders numbered from `first`, so they follow the statement's own numbered ones. */
-export function numbered(sql: string, first: number): string {
-  let next = first;
-  // Filter values are bound, never spliced, so a `?` in the compiled SQL is always a placeholder.
-  return sql.replace(/\?/g, () => `?${next++}`);
 }

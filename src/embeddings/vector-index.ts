@@ -5,7 +5,6 @@
  * keep their bookkeeping in the `chunk_vectors` table (migration 0008), so
  * ingestion knows what is embedded whichever one holds the vectors.
  */
-import type { CompiledFilter } from "../documents/search/filter.ts";
 
 /** One chunk's vector and what filters need of it. */
 export interface ChunkVector {
@@ -25,12 +24,29 @@ export interface VectorMatch {
   score: number;
 }
 
+/**
+ * Which pages' vectors a query may return, as far as an index can tell:
+ * data sources and versions (search compiles them from its filter, filter.ts
+ * PageConstraints). Search applies its whole filter to the matches
+ * afterwards, so an index may apply this in part, or not at all.
+ */
+export interface VectorFilter {
+  /** Only pages of these data sources. */
+  dataSources?: readonly string[];
+  /** No page of these data sources. */
+  excludedDataSources?: readonly string[];
+  /** Only pages of these version labels ('' for unversioned pages). */
+  versions?: readonly string[];
+}
+
 /** What a query asks: the nearest `topK` of `model`'s vectors among the pages `filter` admits. */
 export interface VectorQuery {
   vector: Float32Array;
   topK: number;
   model: string;
-  filter: CompiledFilter | null;
+  filter?: VectorFilter;
+  /** Fires at the query's deadline: an index that is still reading stops. */
+  signal?: AbortSignal;
 }
 
 /** Where chunk vectors live. */
@@ -43,6 +59,10 @@ export interface VectorIndex {
   upsert(vectors: readonly ChunkVector[]): Promise<void>;
   /** Removes vectors by id; unknown ids are ignored. */
   delete(ids: readonly string[]): Promise<void>;
-  /** The nearest vectors, best first. A filter may be applied only approximately here: search applies it exactly afterwards. */
+  /**
+   * The nearest vectors, best first. A filter may be applied only in part
+   * here: search applies its own exactly afterwards. Rejects once `signal`
+   * fires, having stopped reading.
+   */
   query(query: VectorQuery): Promise<VectorMatch[]>;
 }

@@ -4,9 +4,7 @@
  * Create it with 768 dimensions and cosine distance, and a string metadata
  * index on `data_source` (corpus/docs/deploying.md has the commands).
  */
-import type { CompiledFilter } from "../documents/search/filter.ts";
-import { splitVisibility } from "../documents/visibility.ts";
-import type { ChunkVector, VectorIndex, VectorQuery } from "./vector-index.ts";
+import type { ChunkVector, VectorFilter, VectorIndex, VectorQuery } from "./vector-index.ts";
 
 /**
  * Vectorize's documented limits (developers.cloudflare.com/vectorize/platform/limits):
@@ -32,40 +30,18 @@ export interface ChunkMetadata {
 }
 
 /**
- * The part of a compiled filter Vectorize can apply before it ranks: a
- * conjunction that pins `data_source` (= or !=). Any other filter is left
- * to D1, which applies every filter exactly to the matches afterwards, so
+ * The part of a vector filter Vectorize can apply before it ranks: the data
+ * sources (its metadata index is on `data_source`). Versions are not in the
+ * metadata; search applies them, and everything else, exactly afterwards, so
  * this only ever narrows what Vectorize ranks, never what search returns.
  *
- * @example vectorizeFilter({ sql: "(d.data_source = ?)", params: ["dart.dev"] }) // { data_source: { $eq: "dart.dev" } }
+ * @example vectorizeFilter({ dataSources: ["dart.dev"] }) // { data_source: { $eq: "dart.dev" } }
  */
-export function vectorizeFilter(compiled: CompiledFilter | null): VectorizeVectorMetadataFilter | undefined {
-  // Sources hidden from the caller (visibility.ts) are left out before ranking too, so they take no neighbour's place.
-  const { filter, hidden } = splitVisibility(compiled);
-  const own = ownFilter(filter);
-  if (hidden.length === 0) return own;
-  if (own === undefined) return { data_source: { $nin: hidden } };
-  const pinned = own["data_source"] as { $eq?: string; $nin?: string[] };
-  return pinned.$eq !== undefined ? own : { data_source: { $nin: [...(pinned.$nin ?? []), ...hidden] } };
-}
-
-/** The caller's own filter as Vectorize applies it, when it can. */
-function ownFilter(filter: CompiledFilter | null): VectorizeVectorMetadataFilter | undefined {
-  if (!filter) return undefined;
-  const restriction = /^\(d\.data_source (=|!=) \?\)$/;
-  const parts = filter.sql.startsWith("((") && filter.sql.endsWith("))") ? filter.sql.slice(1, -1).split(" AND ") : [filter.sql];
-  if (parts.length !== filter.params.length) return undefined;
-  const equal: string[] = [];
-  const unequal: string[] = [];
-  for (const [index, part] of parts.entries()) {
-    const match = restriction.exec(part);
-    const value = filter.params[index];
-    if (!match || typeof value !== "string") return undefined;
-    (match[1] === "=" ? equal : unequal).push(value);
-  }
-  if (equal.length > 1) return undefined;
-  if (equal[0] !== undefined) return { data_source: { $eq: equal[0] } };
-  return { data_source: { $nin: unequal } };
+export function vectorizeFilter(filter: VectorFilter | undefined): VectorizeVectorMetadataFilter | undefined {
+  const sources = filter?.dataSources;
+  if (sources) return sources.length === 1 ? { data_source: { $eq: sources[0] as string } } : { data_source: { $in: [...sources] } };
+  const excluded = filter?.excludedDataSources;
+  return excluded && excluded.length > 0 ? { data_source: { $nin: [...excluded] } } : undefined;
 }
 
 /**
@@ -92,6 +68,7 @@ export function vectorizeIndex(index: VectorizeBinding): VectorIndex {
     },
     async query(query: VectorQuery) {
       const filter = vectorizeFilter(query.filter);
+      query.signal?.throwIfAborted();
       const { matches } = await index.query(query.vector, {
         topK: Math.min(query.topK, VECTORIZE_LIMITS.topK),
         returnValues: false,

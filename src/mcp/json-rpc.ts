@@ -1,6 +1,16 @@
 import { classifyInboundRequest } from "@modelcontextprotocol/server";
 import type { JsonRpcId } from "../http/refusal.ts";
 import { answerQueryTool } from "../tools/answer-query.ts";
+import type { CallKind } from "../quota/limits.ts";
+
+/** The calls of a message that count against a kind's per-minute limit. */
+function callKind(message: Record<string, unknown>): CallKind | null {
+  if (message.method === "resources/read") return "get";
+  if (message.method !== "tools/call" || !isObject(message.params)) return null;
+  if (message.params.name === "search_documents") return "search";
+  if (message.params.name === "get_documents") return "get";
+  return null;
+}
 
 /** What the quota gate and refusals need to know about a POST body on /mcp. */
 export interface InspectedBody {
@@ -11,6 +21,8 @@ export interface InspectedBody {
   /** The ids of every request in it, in order: a refusal answers each of them. */
   requestIds: JsonRpcId[];
   batch: boolean;
+  /** How many searches (search_documents calls) and gets (get_documents calls, resources/read) it makes, for the per-minute limits; absent: none. */
+  readCalls?: Record<CallKind, number>;
   /** The body as parsed JSON; absent when it is not JSON. */
   parsed?: unknown;
   /**
@@ -52,12 +64,15 @@ export function inspectJsonRpcBody(body: string, headers: McpHeaders = {}): Insp
   const messages: unknown[] = Array.isArray(parsed) ? parsed : [parsed];
   const answerQueryIds: JsonRpcId[] = [];
   const requestIds: JsonRpcId[] = [];
+  const readCalls: Record<CallKind, number> = { search: 0, get: 0 };
   for (const message of messages) {
     if (!isObject(message) || typeof message.method !== "string") continue;
     const id = message.id;
     if (typeof id !== "string" && typeof id !== "number") continue;
     requestIds.push(id);
     if (message.method === "tools/call" && isObject(message.params) && message.params.name === answerQueryTool.name) answerQueryIds.push(id);
+    const kind = callKind(message);
+    if (kind) readCalls[kind] += 1;
   }
   const outcome = classifyInboundRequest({
     httpMethod: "POST",
@@ -66,8 +81,11 @@ export function inspectJsonRpcBody(body: string, headers: McpHeaders = {}): Insp
     mcpNameHeader: headers.name,
     body: parsed,
   });
-  if (outcome.kind === "reject") answerQueryIds.length = 0;
-  const inspected = { answerQueryCalls: answerQueryIds.length, answerQueryIds, requestIds, batch, parsed };
+  if (outcome.kind === "reject") {
+    answerQueryIds.length = 0;
+    readCalls.search = readCalls.get = 0;
+  }
+  const inspected = { answerQueryCalls: answerQueryIds.length, answerQueryIds, requestIds, batch, readCalls, parsed };
   return outcome.kind === "reject" ? { ...inspected, era: "refused", refusedAt: outcome.rung } : { ...inspected, era: outcome.kind };
 }
 

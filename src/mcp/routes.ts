@@ -4,6 +4,7 @@
 import { Hono, type MiddlewareHandler } from "hono";
 import { AlmanacError } from "../errors.ts";
 import { answerQuota } from "../http/answer-quota.ts";
+import { callLimits } from "../http/call-limits.ts";
 import { authenticateCaller } from "../http/authenticate.ts";
 import { errorHandlerAnswering } from "../http/error-handler.ts";
 import { browserOriginGuard } from "../http/origin-guard.ts";
@@ -26,7 +27,7 @@ export function mcpApi(): Hono<{ Bindings: Env }> {
   const mcp = new Hono<{ Bindings: Env }>();
   mcp.onError(jsonRpcErrorHandler);
   mcp.use("/mcp", mcpOriginGuard(), checkMcpRequest(), readJsonRpcMessage(), checkJsonRpcMessages());
-  mcp.use("/mcp", authenticateCaller(), mcpAnswerQuota());
+  mcp.use("/mcp", authenticateCaller(), mcpCallLimits(), mcpAnswerQuota());
   mcp.all("/mcp", mcpEndpoint());
   return mcp;
 }
@@ -38,6 +39,21 @@ export function mcpApi(): Hono<{ Bindings: Env }> {
  */
 export function mcpOriginGuard(): MiddlewareHandler<{ Bindings: Env }> {
   return browserOriginGuard((origin) => `Origin "${origin}" may not call this MCP server; its operator can allow it by adding it to ALLOWED_ORIGINS`);
+}
+
+/**
+ * The per-minute search and get limits on /mcp: the search_documents and
+ * get_documents calls (and resources/read) of the POSTed message or batch,
+ * as `readJsonRpcMessage` counted them, in either protocol era.
+ *
+ * @example mcp.use("/mcp", readJsonRpcMessage(), authenticateCaller(), mcpCallLimits(), mcpAnswerQuota());
+ */
+export function mcpCallLimits(): MiddlewareHandler<{ Bindings: Env }> {
+  return callLimits((c) => {
+    const message = c.get("jsonRpcMessage");
+    if (!message) throw new AlmanacError("INTERNAL", "mcpCallLimits() runs before readJsonRpcMessage()");
+    return message.readCalls ?? {};
+  });
 }
 
 /**

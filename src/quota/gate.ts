@@ -4,7 +4,7 @@
 // and the landing page each adapt it in a few lines.
 import { type Caller, callerIdentity } from "../auth/caller.ts";
 import { AlmanacError } from "../errors.ts";
-import { type AnswerLimits, type QuotaConfig, answerLimits } from "./limits.ts";
+import { type AnswerLimits, type CallKind, type QuotaConfig, answerLimits, callLimit } from "./limits.ts";
 import type { ChargeReceipt, QuotaDecision, WindowStatus } from "./windows.ts";
 
 /** What the gate needs from Env: the limits and the counter namespace. */
@@ -46,6 +46,50 @@ export async function answerAllowance(env: QuotaEnv, caller: Caller): Promise<An
 /** Gives back an admitted charge whose request the server refused before answering it. */
 export async function refundAnswerQuery(env: QuotaEnv, caller: Caller, receipt: ChargeReceipt): Promise<void> {
   await counterFor(env, caller).refund(receipt);
+}
+
+/**
+ * Charges `calls` searches or gets to a caller's current minute, all or
+ * none, in the same QuotaCounter as its answer_query quota (exact).
+ *
+ * @example
+ * const decision = await chargeCalls(c.env, c.get("caller"), "search", 1);
+ * if (!decision.admitted) throw callLimitError(decision, c.get("caller"), "search");
+ */
+export async function chargeCalls(env: QuotaEnv, caller: Caller, kind: CallKind, calls: number): Promise<QuotaDecision> {
+  return counterFor(env, caller).chargeCalls(kind, calls, callLimit(env, caller, kind));
+}
+
+/** What each kind of call is called in a refusal. */
+const CALL_NOUNS: Record<CallKind, { one: string; many: string; tools: string }> = {
+  search: { one: "search", many: "searches", tools: "search_documents, searchDocumentChunks and the search panel" },
+  get: { one: "get", many: "gets", tools: "get_documents, documents.get, batchGet and resources/read" },
+};
+
+/**
+ * The RESOURCE_EXHAUSTED error for a refused search or get, in the answer
+ * quota's form (quotaExceededError): the limit hit, when it resets, what to
+ * do; the same RateLimit-* and Retry-After headers and error `data`.
+ */
+export function callLimitError(decision: QuotaDecision, caller: Caller, kind: CallKind): AlmanacError {
+  const { reported, calls } = decision;
+  const noun = CALL_NOUNS[kind];
+  const who = caller.kind === "key" ? `this API key ("${caller.label}")` : "your IP address (anonymous, public tier)";
+  const raise = caller.kind === "anonymous" ? " An API key from the operator of this server raises the limit." : "";
+  let problem: string;
+  if (reported.limit === 0) {
+    problem = `${noun.many} (${noun.tools}) are not available to ${who} on this server (limit 0 per minute).`;
+  } else if (calls > reported.limit) {
+    problem = `this request makes ${calls} ${noun.many}, more than the ${reported.limit} per minute that ${who} may make; send at most ${reported.limit} per request.`;
+  } else {
+    const left = reported.remaining === 0 ? "none left" : `${reported.remaining} left and this request needs ${calls}`;
+    problem = `${noun.one} limit reached: ${who} may make ${reported.limit} ${noun.many} per minute (${noun.tools} count alike) and has ${left}; ${describeReset(reported, decision.now)}.`;
+  }
+  const { window, limit, remaining } = reported;
+  return new AlmanacError("RESOURCE_EXHAUSTED", `${problem} Wait until then and repeat the request.${raise}`, undefined, {
+    headers: rateLimitHeaders(decision),
+    data: { window, limit, remaining, retryAfterSeconds: decision.retryAfterSeconds },
+  });
 }
 
 function counterFor(env: QuotaEnv, caller: Caller) {

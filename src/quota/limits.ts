@@ -12,7 +12,11 @@ type QuotaVariable =
   | "QUOTA_ANSWER_PER_MINUTE"
   | "QUOTA_ANSWER_PER_DAY"
   | "QUOTA_PUBLIC_ANSWER_PER_MINUTE"
-  | "QUOTA_PUBLIC_ANSWER_PER_DAY";
+  | "QUOTA_PUBLIC_ANSWER_PER_DAY"
+  | "QUOTA_SEARCH_PER_MINUTE"
+  | "QUOTA_PUBLIC_SEARCH_PER_MINUTE"
+  | "QUOTA_GET_PER_MINUTE"
+  | "QUOTA_PUBLIC_GET_PER_MINUTE";
 
 /** The [vars] the limits come from (a subset of Env, so tests can pass their own). */
 export type QuotaConfig = Partial<Record<QuotaVariable, string>>;
@@ -27,6 +31,11 @@ const DEFAULTS: Record<QuotaVariable, number> = {
   QUOTA_ANSWER_PER_DAY: 50,
   QUOTA_PUBLIC_ANSWER_PER_MINUTE: 3,
   QUOTA_PUBLIC_ANSWER_PER_DAY: 20,
+  // Google limits search and get to 100 a minute each per project; an anonymous address gets less.
+  QUOTA_SEARCH_PER_MINUTE: 100,
+  QUOTA_PUBLIC_SEARCH_PER_MINUTE: 30,
+  QUOTA_GET_PER_MINUTE: 100,
+  QUOTA_PUBLIC_GET_PER_MINUTE: 30,
 };
 
 /** The variables that set each tier's limits. */
@@ -52,6 +61,32 @@ export function answerLimits(env: QuotaConfig, caller: Caller): AnswerLimits {
 export function tierLimits(env: QuotaConfig, tier: KeyTier): AnswerLimits {
   const variables = TIER_VARIABLES[tier];
   return { perMinute: configuredLimit(env, variables.perMinute), perDay: configuredLimit(env, variables.perDay) };
+}
+
+/** The calls counted per minute beside answer_query: searches (search_documents, searchDocumentChunks, the search panel) and gets (get_documents, documents.get, batchGet). */
+export type CallKind = "search" | "get";
+
+const CALL_VARIABLES: Record<CallKind, Record<KeyTier, QuotaVariable>> = {
+  search: { standard: "QUOTA_SEARCH_PER_MINUTE", public: "QUOTA_PUBLIC_SEARCH_PER_MINUTE" },
+  get: { standard: "QUOTA_GET_PER_MINUTE", public: "QUOTA_PUBLIC_GET_PER_MINUTE" },
+};
+
+/**
+ * How many calls of a kind a caller may make per minute: anonymous callers
+ * the public tier's, a key its own limit where it has one, its tier's otherwise.
+ *
+ * @example callLimit(env, { kind: "anonymous", address: "203.0.113.7" }, "search") // 30
+ */
+export function callLimit(env: QuotaConfig, caller: Caller, kind: CallKind): number {
+  if (caller.kind === "anonymous") return tierCallLimit(env, "public", kind);
+  if (!isKeyTier(caller.tier)) throw new AlmanacError("INTERNAL", `API key ${caller.keyId} has unknown tier "${caller.tier}"`);
+  const own = kind === "search" ? caller.searchPerMinute : caller.getPerMinute;
+  return own ?? tierCallLimit(env, caller.tier, kind);
+}
+
+/** A tier's per-minute limit for a kind of call, as configured. */
+export function tierCallLimit(env: QuotaConfig, tier: KeyTier, kind: CallKind): number {
+  return configuredLimit(env, CALL_VARIABLES[kind][tier]);
 }
 
 function configuredLimit(env: QuotaConfig, name: QuotaVariable): number {

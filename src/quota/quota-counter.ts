@@ -1,6 +1,18 @@
 import { DurableObject } from "cloudflare:workers";
-import type { AnswerLimits } from "./limits.ts";
-import { type ChargeReceipt, type QuotaDecision, type StoredWindows, type WindowName, type WindowStatus, WINDOW_MS, chargeWindows, refundWindows, windowStart } from "./windows.ts";
+import type { AnswerLimits, CallKind } from "./limits.ts";
+import {
+  type ChargeReceipt,
+  type QuotaDecision,
+  type StoredWindows,
+  type WindowCount,
+  type WindowName,
+  type WindowStatus,
+  WINDOW_MS,
+  chargeMinute,
+  chargeWindows,
+  refundWindows,
+  windowStart,
+} from "./windows.ts";
 
 interface WindowRow extends Record<string, SqlStorageValue> {
   name: string;
@@ -9,8 +21,9 @@ interface WindowRow extends Record<string, SqlStorageValue> {
 }
 
 /**
- * The answer_query counter of one caller identity (`idFromName` of an API key
- * id or a client address). A Durable Object runs one request at a time and
+ * The counter of one caller identity (`idFromName` of an API key id or a
+ * client address): its answer_query quota, and its searches and gets per
+ * minute (chargeCalls). A Durable Object runs one request at a time and
  * each charge below reads, decides and writes without awaiting in between, so
  * no two charges interleave: the count is exact under any concurrency. The
  * counts live in the object's SQLite storage, so they survive eviction and
@@ -38,6 +51,23 @@ export class QuotaCounter extends DurableObject<Env> {
   }
 
   /**
+   * Admits and counts `calls` calls of a kind (searches, gets) if the current
+   * minute has room for all of them under `limit`; otherwise counts nothing.
+   */
+  async chargeCalls(kind: CallKind, calls: number, limit: number): Promise<QuotaDecision> {
+    const now = Date.now();
+    this.ensureSchema();
+    const row = this.ctx.storage.sql.exec<WindowRow>("SELECT name, start_ms, count FROM call_windows WHERE name = ?", kind).toArray()[0];
+    const { decision, next } = chargeMinute(row ? { start: row.start_ms, count: row.count } : undefined, calls, limit, now);
+    if (next) {
+      this.storeCalls(kind, next);
+      // The same day's-end alarm as answer_query's (setAlarm replaces, never adds): the counts are forgotten with the day.
+      await this.ctx.storage.setAlarm(windowStart("day", now) + WINDOW_MS.day);
+    }
+    return decision;
+  }
+
+  /**
    * Both windows as a charge would see them now, charging nothing (what the
    * landing page shows a caller). A counter that holds no counts is left with
    * no storage at all: every visitor's address is looked at, and an empty
@@ -46,7 +76,8 @@ export class QuotaCounter extends DurableObject<Env> {
   async allowance(limits: AnswerLimits): Promise<{ windows: WindowStatus[]; now: number }> {
     const now = Date.now();
     const stored = this.load();
-    if (!stored.minute && !stored.day) {
+    const counting = this.ctx.storage.sql.exec<{ n: number }>("SELECT count(*) AS n FROM call_windows").one().n > 0;
+    if (!stored.minute && !stored.day && !counting) {
       await this.ctx.storage.deleteAll();
       this.schemaReady = false;
     }
@@ -79,6 +110,13 @@ export class QuotaCounter extends DurableObject<Env> {
          count INTEGER NOT NULL     -- answer_query calls admitted in it
        )`,
     );
+    this.ctx.storage.sql.exec(
+      `CREATE TABLE IF NOT EXISTS call_windows (
+         name TEXT PRIMARY KEY,     -- 'search' | 'get': the calendar minute of each
+         start_ms INTEGER NOT NULL, -- when the minute began, epoch ms
+         count INTEGER NOT NULL     -- calls admitted in it
+       )`,
+    );
     this.schemaReady = true;
   }
 
@@ -89,6 +127,16 @@ export class QuotaCounter extends DurableObject<Env> {
       if (row.name === "minute" || row.name === "day") stored[row.name] = { start: row.start_ms, count: row.count };
     }
     return stored;
+  }
+
+  private storeCalls(kind: CallKind, window: WindowCount): void {
+    this.ctx.storage.sql.exec(
+      `INSERT INTO call_windows (name, start_ms, count) VALUES (?, ?, ?)
+       ON CONFLICT (name) DO UPDATE SET start_ms = excluded.start_ms, count = excluded.count`,
+      kind,
+      window.start,
+      window.count,
+    );
   }
 
   private store(windows: StoredWindows): void {

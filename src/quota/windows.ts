@@ -137,3 +137,23 @@ export function refundWindows(stored: StoredWindows, receipt: ChargeReceipt): St
 function status(w: CurrentWindow, charged: number): WindowStatus {
   return { window: w.window, limit: w.limit, remaining: Math.max(0, w.limit - w.used - charged), resetAt: w.resetAt };
 }
+
+/**
+ * Checks whether `calls` more calls of a kind fit in the caller's current
+ * calendar minute and, if they do, counts them (all or none): the per-minute
+ * limits on searches and gets, which have no daily window.
+ *
+ * @example chargeMinute(undefined, 1, 100, Date.now()).decision.reported.remaining // 99
+ */
+export function chargeMinute(held: WindowCount | undefined, calls: number, limit: number, now: number): { decision: QuotaDecision; next: WindowCount | null } {
+  const minute = currentWindow("minute", held ? { minute: held } : {}, limit, now);
+  if (minute.used + calls > limit) {
+    const refused = status(minute, 0);
+    return {
+      decision: { admitted: false, calls, now, reported: refused, windows: [refused], retryAfterSeconds: Math.max(1, Math.ceil((minute.resetAt - now) / 1000)) },
+      next: null,
+    };
+  }
+  const admitted = status(minute, calls);
+  return { decision: { admitted: true, calls, now, reported: admitted, windows: [admitted] }, next: { start: minute.start, count: minute.used + calls } };
+}

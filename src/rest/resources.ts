@@ -51,10 +51,16 @@ export function documentMessage(document: DocumentFields, view: DocumentView) {
   };
 }
 
-/** Google's DocumentChunk: the chunk and its page's metadata, always in the BASIC view. */
+/** Google's DocumentChunk: the chunk, its page's metadata (always in the BASIC view), and its relevanceScore when search gave one. */
 function chunkMessage(hit: ChunkHit, contentLengths: ReadonlyMap<string, number>, id: string | undefined) {
   const document = { ...hit.document, contentLengthBytes: contentLengths.get(hit.parent) ?? 0 };
-  return { parent: hit.parent, id, content: hit.content, document: documentMessage(document, "DOCUMENT_VIEW_BASIC") };
+  return {
+    parent: hit.parent,
+    id,
+    content: hit.content,
+    document: documentMessage(document, "DOCUMENT_VIEW_BASIC"),
+    ...(hit.relevanceScore === undefined ? {} : { relevanceScore: hit.relevanceScore }),
+  };
 }
 
 /** SearchDocumentChunksResponse. */

@@ -3,6 +3,7 @@
 import { Hono } from "hono";
 import { authenticateCaller } from "../http/authenticate.ts";
 import { viewing } from "../http/viewer.ts";
+import { callLimits } from "../http/call-limits.ts";
 import { errorHandler } from "../http/error-handler.ts";
 import { requireTool as requireToolFor } from "../http/require-tool.ts";
 import { answerQuery, answerQueryBodyLimit, readAnswerQueryRequest, restAnswerQuota } from "./answer-query.ts";
@@ -14,8 +15,9 @@ import { searchDocumentChunks } from "./search-document-chunks.ts";
  * The /v1 routes, to mount at the root: the methods live at
  * `/v1/documents…` and at `/v1:answerQuery` (Google's custom-method colon,
  * which hono takes literally inside a segment). Every request passes the
- * browser rules, the caching rules and the caller check; only answerQuery is
- * charged to the quota, after its body has been checked. Refusals are
+ * browser rules, the caching rules and the caller check; searches and gets
+ * count against their per-minute limits, and answerQuery is charged to the
+ * quota after its body has been checked. Refusals are
  * Google's error body (its own onError).
  *
  * @example app.route("/", restApi());
@@ -26,12 +28,13 @@ export function restApi(): Hono<{ Bindings: Env }> {
   const requireTool = (tool: string) => requireToolFor(tool, "method");
   for (const path of ["/v1/*", "/v1:*"]) rest.use(path, restOriginGuard(), restCors(), restCaching(), restEtag(), authenticateCaller());
 
+  // Per-minute limits as Google's: a request is one search or one get, a batchGet of 20 pages too.
   // viewing: the caller's audiences decide which data sources it reads, and restricted reads are audited (src/http/viewer.ts).
-  rest.get("/v1/documents:searchDocumentChunks", requireTool("search_documents"), viewing("rest", "searchDocumentChunks"), searchDocumentChunks);
+  rest.get("/v1/documents:searchDocumentChunks", requireTool("search_documents"), callLimits(() => ({ search: 1 })), viewing("rest", "searchDocumentChunks"), searchDocumentChunks);
   rest.all("/v1/documents:searchDocumentChunks", methodNotAllowed("GET"));
-  rest.get("/v1/documents:batchGet", requireTool("get_documents"), viewing("rest", "batchGet"), batchGetDocuments);
+  rest.get("/v1/documents:batchGet", requireTool("get_documents"), callLimits(() => ({ get: 1 })), viewing("rest", "batchGet"), batchGetDocuments);
   rest.all("/v1/documents:batchGet", methodNotAllowed("GET"));
-  rest.get("/v1/documents/*", requireTool("get_documents"), viewing("rest", "get"), getDocument);
+  rest.get("/v1/documents/*", requireTool("get_documents"), callLimits(() => ({ get: 1 })), viewing("rest", "get"), getDocument);
   rest.all("/v1/documents/*", methodNotAllowed("GET"));
   rest.post("/v1:answerQuery", requireTool("answer_query"), answerQueryBodyLimit(), readAnswerQueryRequest(), restAnswerQuota(), viewing("rest", "answerQuery"), answerQuery);
   rest.all("/v1:answerQuery", methodNotAllowed("POST"));

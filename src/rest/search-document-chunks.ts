@@ -14,8 +14,19 @@ import { respond } from "./respond.ts";
 /** developerknowledge.documents.searchDocumentChunks: its query parameters. */
 export const SEARCH_DOCUMENT_CHUNKS: RestMethod = {
   id: "developerknowledge.documents.searchDocumentChunks",
-  parameters: ["query", "pageSize", "pageToken", "filter"],
+  parameters: ["query", "pageSize", "pageToken", "filter", "minScore"],
 };
+
+/**
+ * An extension parameter (Google's method has none such; its clients never
+ * send it): results whose relevanceScore is below it are left out.
+ */
+function minScoreOf(value: string | undefined): number | undefined {
+  if (value === undefined || value.trim() === "") return undefined;
+  const score = /^\s*(?:0(?:\.\d+)?|1(?:\.0+)?|\.\d+)\s*$/.test(value) ? Number(value) : Number.NaN;
+  if (Number.isNaN(score)) throw new AlmanacError("INVALID_ARGUMENT", `minScore must be a number from 0 to 1, not "${value.slice(0, 40)}"`);
+  return score;
+}
 
 /** Google's discovery document: "The maximum value is 100; values above 100 will be coerced to 100." */
 export const MAX_REST_PAGE_SIZE = 100;
@@ -45,6 +56,7 @@ export async function searchDocumentChunks(c: Context<{ Bindings: Env }>): Promi
     // proto3: an empty string is an unset field.
     pageToken: optionalValue(parameters, "pageToken") || undefined,
     filter: optionalValue(parameters, "filter", filterField) || undefined,
+    minScore: minScoreOf(optionalValue(parameters, "minScore")),
     // MCP's budget for MCP's largest page (20), growing with pageSize past it, so both doors page alike up to 20.
     budgetChars: resultBudget(c.env) * Math.ceil(pageSize / MAX_PAGE_SIZE),
     viewer: c.get("viewer"),

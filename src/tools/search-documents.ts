@@ -10,6 +10,12 @@ const hitSchema = z.object({
   id: z.string().describe("Chunk id, unique within its document (the section anchor)"),
   content: z.string().describe("The chunk's Markdown, starting with its heading path"),
   document: documentSummarySchema,
+  relevanceScore: z
+    .number()
+    .min(0)
+    .max(1)
+    .optional()
+    .describe("How relevant the chunk is to the query, 0–1 (higher is more relevant, never higher than an earlier result's); comparable across queries"),
 });
 
 export const searchDocumentsTool = defineTool({
@@ -33,6 +39,12 @@ export const searchDocumentsTool = defineTool({
       .describe(`How many chunks to return, 1–${MAX_PAGE_SIZE} (default ${DEFAULT_PAGE_SIZE})`),
     pageToken: z.string().max(200, "pageToken is too long; pass nextPageToken exactly as returned").optional().describe("nextPageToken from a previous call with the same query, for the next page"),
     filter: filterField,
+    minScore: z
+      .number()
+      .min(0, "minScore must be between 0 and 1")
+      .max(1, "minScore must be between 0 and 1")
+      .optional()
+      .describe("Leave out results whose relevanceScore is below this, 0–1 (e.g. 0.5 drops chunks holding less than half of what the query asks)"),
   },
   outputSchema: {
     results: z.array(hitSchema).describe("Matching chunks, most relevant first; empty when nothing matched"),
@@ -45,7 +57,7 @@ export const searchDocumentsTool = defineTool({
   },
 });
 
-/** The Markdown a model reads: per hit the title, uri, parent and content. */
+/** The Markdown a model reads: per hit the title, uri, parent, update time, relevance score and content. */
 export function formatSearchResult(query: string, result: SearchResult): string {
   if (result.results.length === 0) {
     return `No documentation matched "${query}". Rephrase with other or fewer keywords (a product, API or error name works best), or drop the filter.`;
@@ -57,6 +69,7 @@ export function formatSearchResult(query: string, result: SearchResult): string 
       `- parent: ${hit.parent}`,
       ...(hit.document.version ? [`- version: ${hit.document.version} (${hit.document.dataSource})`] : []),
       `- updated: ${hit.document.updateTime}`,
+      ...(hit.relevanceScore === undefined ? [] : [`- relevance: ${hit.relevanceScore}`]),
       "",
       hit.content,
     ].join("\n"),

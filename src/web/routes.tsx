@@ -16,6 +16,7 @@ import { semanticSearchFor } from "../embeddings/semantic-search.ts";
 import { searchDocuments } from "../documents/search/search-documents.ts";
 import { AlmanacError, HTTP_STATUS, toAlmanacError } from "../errors.ts";
 import { answerQuota } from "../http/answer-quota.ts";
+import { callLimits } from "../http/call-limits.ts";
 import { errorHandlerAnswering } from "../http/error-handler.ts";
 import { browserOriginGuard } from "../http/origin-guard.ts";
 import { requireTool as requireToolFor, toolTurnedOff } from "../http/require-tool.ts";
@@ -71,7 +72,9 @@ export function landingSite(options: LandingOptions): Hono<{ Bindings: Env }> {
 
   site.get("/", async (c) => render(c, {}, await callerOf(c)));
 
-  site.get("/try/search", requireTool(searchDocumentsTool.name), readTryRequest("search"), webCaller(), viewing("web", searchDocumentsTool.name), async (c) => {
+  // A search counts against the caller's per-minute limit as search_documents does; opening the empty panel does not.
+  const searchLimit = callLimits((c) => (tryRequestFor(c, "search").input.query === undefined ? {} : { search: 1 }));
+  site.get("/try/search", requireTool(searchDocumentsTool.name), readTryRequest("search"), webCaller(), searchLimit, viewing("web", searchDocumentsTool.name), async (c) => {
     const { input } = tryRequestFor(c, "search");
     if (input.query === undefined) return render(c, { search: { input } }, known(c));
     const args = toolArguments(searchDocumentsTool, { query: input.query, pageToken: input.pageToken, filter: dataSourceFilter(input.dataSource) });

@@ -87,7 +87,8 @@ const SearchHit: FC<{ hit: ChunkHit; query: string }> = ({ hit, query }) => {
         )}
         <p class="snippet">{highlightedSnippet(hit.content, query).map((part) => (part.hit ? <mark>{part.text}</mark> : part.text))}</p>
         <p class="meta">
-          {hit.document.dataSource} · updated {readableTime(hit.document.updateTime)} · <code class="parent">{hit.parent}</code>
+          {hit.document.dataSource} · updated {readableTime(hit.document.updateTime)}
+          {hit.relevanceScore === undefined ? "" : ` · relevance ${hit.relevanceScore.toFixed(2)}`} · <code class="parent">{hit.parent}</code>
         </p>
       </article>
     </li>

@@ -29,6 +29,8 @@ describe("API keys", () => {
       answerPerMinute: 60,
       answerPerDay: null,
       audiences: [],
+      searchPerMinute: null,
+      getPerMinute: null,
       createdAt: "2026-11-30T10:00:00.000Z",
       revokedAt: null,
     });

@@ -14,7 +14,7 @@ beforeAll(async () => {
 describe("answer_query's extractive answerer", () => {
   it.each([
     ["How do I change the port that npm start uses?", /PORT/],
-    ["Which tools consume the answer_query quota?", /Only `answer_query` consumes quota/],
+    ["Which tools consume the answer_query quota?", /Only `answer_query` consumes the answer quota/],
     ["How do I revoke an API key?", /revoke/],
   ])("answers %s from the documentation", async (query, expected) => {
     const answer = await answerQuery(env.DB, { query });

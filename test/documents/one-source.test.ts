@@ -5,8 +5,6 @@ import { env } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
 import { answerQuery } from "../../src/documents/answer/answer-query.ts";
 import { prepareSite, siteFor } from "../../src/documents/ingest/prepare-pages.ts";
-import { siteAffinity, type WeightedTerm } from "../../src/documents/search/rank.ts";
-import { DEFAULT_RANKING } from "../../src/documents/search/ranking-weights.ts";
 import { searchDocuments } from "../../src/documents/search/search-documents.ts";
 import { syncDocuments } from "../../src/documents/ingest/write-corpus.ts";
 
@@ -63,11 +61,6 @@ describe("a question whose words belong to one documentation site", () => {
     expect(results[0]?.document.dataSource).toBe(lantern.dataSource);
   });
 
-  it("steps the other site back when the ranking weights ask for it (otherSite)", async () => {
-    const { results } = await searchDocuments(env.DB, { query, pageSize: 5 }, { ...DEFAULT_RANKING, otherSite: 0.01 });
-    expect(results.map((hit) => hit.document.dataSource)).toEqual(results.map(() => lantern.dataSource));
-  });
-
   it("is answered from that site alone, every reference a page a sentence of the answer cites", async () => {
     const answer = await answerQuery(env.DB, { query });
     expect(answer.references.length).toBeGreaterThan(0);
@@ -82,39 +75,5 @@ describe("a question both sites fit, naming neither", () => {
     const { results } = await searchDocuments(env.DB, { query: "how much memory does each worker use?", pageSize: 10 });
     const sources = new Set(results.map((hit) => hit.document.dataSource));
     expect(sources).toEqual(new Set([lantern.dataSource, harbor.dataSource]));
-  });
-});
-
-describe("siteAffinity: which site a question's words belong to, read from the candidate chunks", () => {
-  const chunk = (dataSource: string, ...stems: string[]) => ({ candidate: { document: { dataSource } }, stems: new Set(stems) });
-  const pool = [
-    ...Array.from({ length: 6 }, () => chunk("a.example", "isol", "memori")),
-    ...Array.from({ length: 12 }, () => chunk("b.example", "goroutin", "memori")),
-  ];
-  const affinity = (chunks: typeof pool, terms: WeightedTerm[]) =>
-    siteAffinity(
-      chunks.map((entry) => entry.candidate),
-      chunks.map((entry) => entry.stems),
-      terms,
-      DEFAULT_RANKING,
-    );
-
-  it("gives the question to the site whose chunks alone hold its rare word", () => {
-    expect(affinity(pool, [{ stem: "isol", weight: 4 }, { stem: "memori", weight: 2 }])).toBe("a.example");
-    expect(affinity(pool, [{ stem: "goroutin", weight: 4 }, { stem: "memori", weight: 2 }])).toBe("b.example");
-  });
-
-  it("gives it to no site when its words are in both, however many more chunks one site has", () => {
-    expect(affinity(pool, [{ stem: "memori", weight: 2 }])).toBeNull();
-  });
-
-  it("gives it to no site when the words pointing to one site are too few", () => {
-    // A word in three chunks is below the four a marking word needs.
-    const few = [...pool.slice(0, 3).map(() => chunk("a.example", "rare")), ...pool];
-    expect(affinity(few, [{ stem: "rare", weight: 4 }, { stem: "memori", weight: 2 }])).toBeNull();
-  });
-
-  it("gives it to no site when one site's words and the other's are mixed", () => {
-    expect(affinity(pool, [{ stem: "isol", weight: 4 }, { stem: "goroutin", weight: 4 }, { stem: "memori", weight: 2 }])).toBeNull();
   });
 });

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 const serverUrl = inject("serverUrl");
 
 interface McpSearch {
-  results: { parent: string; id: string; content: string; document: { title: string; uri: string; updateTime: string } }[];
+  results: { parent: string; id: string; content: string; document: { title: string; uri: string; updateTime: string }; relevanceScore: number }[];
   nextPageToken?: string;
 }
 interface McpAnswer {
@@ -50,7 +50,7 @@ describe("MCP and REST on one server", () => {
     for (let page = 0; page < 3; page += 1) {
       const fromMcp = await mcpCall<McpSearch>("search_documents", { query, pageSize: 4, ...(mcpToken ? { pageToken: mcpToken } : {}) });
       const fromRest = (await rest.documents.searchDocumentChunks({ query, pageSize: 4, ...(restToken ? { pageToken: restToken } : {}) })).data;
-      expect(fromRest.results?.map((hit) => [hit.parent, hit.id, hit.content])).toEqual(fromMcp.results.map((hit) => [hit.parent, hit.id, hit.content]));
+      expect(fromRest.results?.map((hit) => [hit.parent, hit.id, hit.content, hit.relevanceScore])).toEqual(fromMcp.results.map((hit) => [hit.parent, hit.id, hit.content, hit.relevanceScore]));
       expect(fromRest.results?.map((hit) => [hit.document?.title, hit.document?.uri, hit.document?.updateTime])).toEqual(
         fromMcp.results.map((hit) => [hit.document.title, hit.document.uri, hit.document.updateTime]),
       );

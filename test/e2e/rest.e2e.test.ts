@@ -45,6 +45,10 @@ describe("googleapis developerknowledge v1 against npm start", () => {
     expect(first.data.results?.[0]?.parent).toBe("documents/almanac.dev/docs/clients/claude-desktop");
     expect(first.data.results?.[0]?.document).toMatchObject({ view: "DOCUMENT_VIEW_BASIC", dataSource: "almanac.dev", contentLengthBytes: expect.any(Number) });
     expect(first.data.nextPageToken).toEqual(expect.any(String));
+    // Google's DocumentChunk.relevanceScore, read through the client's own type: in [0, 1], never rising down the list.
+    const scores = (first.data.results ?? []).map((hit: developerknowledge_v1.Schema$DocumentChunk) => hit.relevanceScore);
+    expect(scores).toEqual([expect.any(Number), expect.any(Number)]);
+    expect((scores[0] ?? 0) >= (scores[1] ?? 0) && (scores[0] ?? 0) <= 1 && (scores[1] ?? -1) >= 0).toBe(true);
     const second = await client.documents.searchDocumentChunks({ query: "connect Claude Desktop", pageSize: 2, pageToken: first.data.nextPageToken ?? "" });
     expect(second.data.results?.map((hit) => `${hit.parent}#${hit.id}`)).not.toContain(`${first.data.results?.[0]?.parent}#${first.data.results?.[0]?.id}`);
     const filtered = await client.documents.searchDocumentChunks({ query: "quota", filter: 'uri = "https://almanac.dev/docs/api-keys-and-quotas"' });

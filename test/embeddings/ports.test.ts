@@ -78,16 +78,31 @@ describe("the embeddings configuration", () => {
   });
 });
 
-describe("Vectorize's share of a filter", () => {
-  const of = (filter: string) => vectorizeFilter(compileFilter(filter));
+describe("the vector index's filter, from a search filter's parse", () => {
+  const constraints = (filter: string) => compileFilter(filter)?.constraints;
+  const of = (filter: string) => vectorizeFilter(constraints(filter));
 
-  it("pins data_source when the filter does, and leaves everything else to D1", () => {
+  it("keeps the data sources and versions every admitted page has, and nothing a page could lack", () => {
+    expect(constraints('data_source = "dart.dev"')).toEqual({ dataSources: ["dart.dev"] });
+    expect(constraints('data_source = "dart.dev" OR data_source = "go.dev"')).toEqual({ dataSources: ["dart.dev", "go.dev"] });
+    expect(constraints('data_source = "dart.dev" OR uri = "https://go.dev/x"')).toEqual({});
+    expect(constraints('(data_source = "a" OR data_source = "b") AND data_source = "b" AND version = "v2"')).toEqual({ dataSources: ["b"], versions: ["v2"] });
+    expect(constraints('data_source != "a" data_source != "b" update_time > "2026-01-01T00:00:00Z"')).toEqual({ excludedDataSources: ["a", "b"] });
+    expect(constraints('(data_source != "a" AND version = "v1") OR (data_source != "a" AND version = "v2")')).toEqual({ excludedDataSources: ["a"], versions: ["v1", "v2"] });
+    expect(constraints('NOT data_source = "dart.dev"')).toEqual({});
+    expect(constraints('version = "*"')).toEqual({});
+    // A filter no page can meet narrows to no data source at all.
+    expect(constraints('data_source = "a" AND data_source = "b"')).toEqual({ dataSources: [] });
+  });
+
+  it("gives Vectorize the data sources (its metadata index), never the versions", () => {
     expect(of('data_source = "dart.dev"')).toEqual({ data_source: { $eq: "dart.dev" } });
+    expect(of('data_source = "dart.dev" OR data_source = "go.dev"')).toEqual({ data_source: { $in: ["dart.dev", "go.dev"] } });
     expect(of('data_source != "dart.dev" AND data_source != "go.dev"')).toEqual({ data_source: { $nin: ["dart.dev", "go.dev"] } });
-    expect(of('data_source = "dart.dev" OR data_source = "go.dev"')).toBeUndefined();
-    expect(of('data_source = "dart.dev" AND update_time > "2026-01-01T00:00:00Z"')).toBeUndefined();
+    expect(of('data_source = "dart.dev" AND update_time > "2026-01-01T00:00:00Z"')).toEqual({ data_source: { $eq: "dart.dev" } });
+    expect(of('version = "v2"')).toBeUndefined();
     expect(of('NOT data_source = "dart.dev"')).toBeUndefined();
-    expect(vectorizeFilter(null)).toBeUndefined();
+    expect(vectorizeFilter(undefined)).toBeUndefined();
   });
 });
 

@@ -47,7 +47,26 @@ interface Discovery {
   resources: Record<string, { methods: Record<string, DiscoveryMethod> }>;
 }
 
-const typed: Discovery = discovery;
+/**
+ * Fields of a later revision than the fixture's, as the `googleapis` package
+ * the e2e tests drive declares them (SOURCE.md): DocumentChunk.relevanceScore.
+ */
+const LATER_REVISION: Record<string, Record<string, DiscoveryProperty>> = {
+  DocumentChunk: {
+    relevanceScore: {
+      type: "number",
+      format: "float",
+      description: "Output only. Represents the relevance score of the chunk to the search query. Higher score indicates higher chunk relevance. The score is in range [0.0, 1.0].",
+    },
+  },
+};
+
+const typed: Discovery = {
+  ...discovery,
+  schemas: Object.fromEntries(
+    Object.entries((discovery as Discovery).schemas).map(([name, schema]) => [name, { ...schema, properties: { ...schema.properties, ...LATER_REVISION[name] } }]),
+  ),
+};
 
 /** Every method of the discovery document, by id. */
 export const discoveryMethods: Record<string, DiscoveryMethod> = Object.fromEntries(
@@ -85,6 +104,8 @@ export function schemaViolations(value: unknown, property: DiscoveryProperty, pa
       return Array.isArray(value) ? value.flatMap((item, index) => schemaViolations(item, property.items ?? {}, `${path}[${index}]`)) : [`${path} is not an array`];
     case "integer":
       return Number.isInteger(value) && Math.abs(value as number) < 2 ** 31 ? [] : [`${path} is not an int32`];
+    case "number":
+      return typeof value === "number" && Number.isFinite(value) ? [] : [`${path} is not a number`];
     case "string":
       if (typeof value !== "string") return [`${path} is not a string`];
       if (property.enum && !property.enum.includes(value)) return [`${path} "${value}" is not one of ${property.enum.join(", ")}`];

@@ -65,8 +65,12 @@ export interface CandidateQuery {
   hiddenSources?: string;
 }
 
-/** max(rowid) stands in for the chunk count: exact after a fresh ingest, never smaller, and O(log n) where count(*) is O(n). */
-const SIZE_STATEMENT: BoundStatement = { sql: "SELECT coalesce(max(rowid), 0) AS n FROM chunks", params: [] };
+/**
+ * The chunk count, as migration 0012's triggers keep it: exact at every
+ * generation (a refresh deletes and re-inserts chunks, so max(rowid) only
+ * grows) and one row to read, where count(*) reads the whole table.
+ */
+const SIZE_STATEMENT: BoundStatement = { sql: "SELECT coalesce((SELECT chunks FROM corpus_statistics WHERE id = 1), 0) AS n", params: [] };
 
 /** The statements that tell how common each stem is in the index and how many chunks it has, for weighing words. */
 export function statisticsStatements(stems: readonly string[]): BoundStatement[] {
@@ -198,8 +202,8 @@ export async function fetchCandidates(
     ? [candidateStatement(query, chosen, weights), SIZE_STATEMENT]
     : [candidateStatement(query, plainMatch(query.terms), weights), ...statisticsStatements(query.stems)];
   const rows = await runner.rows(statements).catch((error: unknown) => {
-    // A database without migrations 0004–0005 (or an engine without fts5vocab) still searches, with every word weighed alike.
-    if (!/chunks_vocab|common_terms|fts5vocab/.test(String(error))) throw error;
+    // A database without migrations 0004–0005 or 0012 (or an engine without fts5vocab) still searches, with every word weighed alike.
+    if (!/chunks_vocab|common_terms|corpus_statistics|fts5vocab/.test(String(error))) throw error;
     console.warn(`search: index vocabulary unavailable, words are not weighed by rarity (${String(error)}); apply the D1 migrations`);
     return null;
   });

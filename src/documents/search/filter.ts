@@ -7,6 +7,55 @@ export interface CompiledFilter {
   params: (string | number)[];
   /** The filter restricts `version`: it, not the current-version default, decides which versions are seen. */
   namesVersion?: true;
+  /** What every page the filter admits has in common, for an index that cannot run the SQL (the vector index's filter). */
+  constraints: PageConstraints;
+}
+
+/**
+ * Data sources and versions that every page a filter admits satisfies: a
+ * loosening of the filter (a page it admits always meets them, a page that
+ * meets them may still be refused), so an index that applies only these
+ * never loses a page the filter would keep. Absent fields constrain nothing.
+ */
+export interface PageConstraints {
+  /** The page's data source is one of these. */
+  dataSources?: readonly string[];
+  /** The page's data source is none of these. */
+  excludedDataSources?: readonly string[];
+  /** The page's version label is one of these ('' for unversioned pages). */
+  versions?: readonly string[];
+}
+
+/** A parsed part of a filter: its SQL and the constraints it implies. */
+interface Part {
+  sql: string;
+  constraints: PageConstraints;
+}
+
+const intersect = (a: readonly string[] | undefined, b: readonly string[] | undefined) => (a && b ? a.filter((value) => b.includes(value)) : (a ?? b));
+const unite = (lists: readonly (readonly string[] | undefined)[]) => (lists.every((list) => list !== undefined) ? [...new Set(lists.flat() as string[])] : undefined);
+
+/** Both parts hold: each constraint narrows. */
+function both(a: PageConstraints, b: PageConstraints): PageConstraints {
+  return withoutEmpty({
+    dataSources: intersect(a.dataSources, b.dataSources),
+    excludedDataSources: a.excludedDataSources || b.excludedDataSources ? [...new Set([...(a.excludedDataSources ?? []), ...(b.excludedDataSources ?? [])])] : undefined,
+    versions: intersect(a.versions, b.versions),
+  });
+}
+
+/** One of the parts holds: a list holds only when every part has it (their union); an exclusion only when every part makes it. */
+function either(parts: readonly PageConstraints[]): PageConstraints {
+  const excluded = parts.map((part) => part.excludedDataSources ?? []).reduce((a, b) => a.filter((value) => b.includes(value)));
+  return withoutEmpty({
+    dataSources: unite(parts.map((part) => part.dataSources)),
+    excludedDataSources: excluded.length > 0 ? excluded : undefined,
+    versions: unite(parts.map((part) => part.versions)),
+  });
+}
+
+function withoutEmpty(constraints: PageConstraints): PageConstraints {
+  return Object.fromEntries(Object.entries(constraints).filter(([, value]) => value !== undefined)) as PageConstraints;
 }
 
 /** SPEC 2.4 caps filters at 500 characters. */
@@ -54,8 +103,8 @@ export function compileFilter(filter: string | undefined): CompiledFilter | null
   const tokens = tokenize(filter);
   if (tokens.length === 0) return null;
   const parser = new Parser(tokens, filter.length + 1);
-  const sql = parser.parseFilter();
-  return parser.namesVersion ? { sql, params: parser.params, namesVersion: true } : { sql, params: parser.params };
+  const { sql, constraints } = parser.parseFilter();
+  return parser.namesVersion ? { sql, params: parser.params, namesVersion: true, constraints } : { sql, params: parser.params, constraints };
 }
 
 type TokenKind = "word" | "string" | "op" | "(" | ")" | "-";
@@ -136,8 +185,11 @@ function describe(t: Token): string {
   return t.kind === "string" ? `string ${t.text}` : `"${t.text}"`;
 }
 
-function combine(parts: string[], op: "AND" | "OR"): string {
-  return parts.length === 1 ? parts.join("") : `(${parts.join(` ${op} `)})`;
+function combine(parts: Part[], op: "AND" | "OR"): Part {
+  if (parts.length === 1) return parts[0] as Part;
+  const sql = `(${parts.map((part) => part.sql).join(` ${op} `)})`;
+  const constraints = op === "AND" ? parts.map((part) => part.constraints).reduce(both) : either(parts.map((part) => part.constraints));
+  return { sql, constraints };
 }
 
 /**
@@ -158,11 +210,11 @@ class Parser {
     this.end = { kind: "end", text: "", value: "", pos: endPos };
   }
 
-  parseFilter(): string {
-    const sql = this.expression(0);
+  parseFilter(): Part {
+    const part = this.expression(0);
     const t = this.peek();
     if (t.kind !== "end") throw invalid(`unbalanced parenthesis at position ${t.pos}; no "(" opens it`);
-    return sql;
+    return part;
   }
 
   private peek(): Token {
@@ -182,7 +234,7 @@ class Parser {
     return invalid(`unexpected end of input after "${this.previous?.text ?? ""}"`);
   }
 
-  private expression(depth: number): string {
+  private expression(depth: number): Part {
     const parts = [this.sequence(depth)];
     while (isKeyword(this.peek(), "AND")) {
       this.take();
@@ -191,7 +243,7 @@ class Parser {
     return combine(parts, "AND");
   }
 
-  private sequence(depth: number): string {
+  private sequence(depth: number): Part {
     const parts = [this.factor(depth)];
     for (;;) {
       const t = this.peek();
@@ -204,7 +256,7 @@ class Parser {
     return combine(parts, "AND");
   }
 
-  private factor(depth: number): string {
+  private factor(depth: number): Part {
     const parts = [this.term(depth)];
     while (isKeyword(this.peek(), "OR")) {
       this.take();
@@ -213,17 +265,18 @@ class Parser {
     return combine(parts, "OR");
   }
 
-  private term(depth: number): string {
+  private term(depth: number): Part {
     const t = this.peek();
     if (t.kind === "-" || isKeyword(t, "NOT")) {
       this.take();
       this.checkDepth(depth + 1, t);
-      return `(NOT ${this.term(depth + 1)})`;
+      // A negation implies nothing an index could use (NOT data_source = "a" is any other source, or none).
+      return { sql: `(NOT ${this.term(depth + 1).sql})`, constraints: {} };
     }
     return this.simple(depth);
   }
 
-  private simple(depth: number): string {
+  private simple(depth: number): Part {
     const t = this.take();
     if (t.kind === "end") throw this.endOfInput();
     if (t.kind === "(") {
@@ -242,7 +295,7 @@ class Parser {
     return this.restriction(t);
   }
 
-  private restriction(field: Token): string {
+  private restriction(field: Token): Part {
     const type = FIELDS.get(field.text);
     if (type === undefined) {
       throw invalid(`unknown field "${field.text}" at position ${field.pos}; supported fields: ${FIELD_LIST}`);
@@ -266,17 +319,26 @@ class Parser {
       this.namesVersion = true;
       if (parsed === ALL_VERSIONS) {
         if (op.text !== "=") throw invalid(`version != "${ALL_VERSIONS}" at position ${field.pos} matches nothing; write version = "${ALL_VERSIONS}" for every version`);
-        return "(1)";
+        return { sql: "(1)", constraints: {} };
       }
       // Unversioned pages have the label '': version = "" selects them, as their results show no version.
     }
     this.params.push(parsed);
-    return `(d.${field.text} ${op.text} ?)`;
+    return { sql: `(d.${field.text} ${op.text} ?)`, constraints: constraintOf(field.text, op.text, parsed) };
   }
 
   private checkDepth(depth: number, at: Token): void {
     if (depth > MAX_DEPTH) throw invalid(`nesting deeper than ${MAX_DEPTH} levels at position ${at.pos}`);
   }
+}
+
+/** What one restriction says about data sources and versions; other fields, and ordering operators, say nothing. */
+function constraintOf(field: string, op: string, value: string | number): PageConstraints {
+  if (typeof value !== "string") return {};
+  if (field === "data_source" && op === "=") return { dataSources: [value] };
+  if (field === "data_source" && op === "!=") return { excludedDataSources: [value] };
+  if (field === "version" && op === "=") return { versions: [value] };
+  return {};
 }
 
 function parseValue(type: FieldType, field: string, v: Token): string | number {

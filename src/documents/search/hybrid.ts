@@ -14,12 +14,11 @@ import type { SemanticSearch } from "../../embeddings/semantic-search.ts";
 import type { VectorMatch } from "../../embeddings/vector-index.ts";
 import { note, timed } from "../../observability/timings.ts";
 import { D1_LIMITS } from "../../d1/limits.ts";
-import { numbered } from "../../embeddings/d1-index.ts";
 import { toSummary } from "../document.ts";
 import type { Candidate, CandidateQuery } from "./candidates.ts";
 import { fuseAtEqualDepth } from "./fusion.ts";
-import { rankCandidates, type RankedCandidate, type WeightedTerm } from "./rank.ts";
-import type { RankingWeights } from "./ranking-weights.ts";
+import type { RankedCandidate } from "./rank.ts";
+import type { Ordered } from "./final-order.ts";
 
 /**
  * How long a query waits for its embedding: a hosted embedder answers a
@@ -47,82 +46,60 @@ export function embedQuery(semantic: SemanticSearch, query: string): Promise<Que
   );
 }
 
-/** What fusion needs from the lexical side: its ranking and how the query's words were weighed. */
-export interface LexicalSide {
-  ranked: RankedCandidate[];
-  terms: WeightedTerm[];
-  sites: ReadonlySet<string>;
-  ranking: RankingWeights;
-}
-
-/**
- * The lexical ranking fused with the query's vector neighbours within the
- * plan's filter, or the lexical ranking unchanged (and the fallback noted)
- * when the embedding or the index failed.
- */
-export async function fuseWithVectors(db: D1Reader, semantic: SemanticSearch, embedding: Promise<QueryEmbedding>, plan: CandidateQuery, lexical: LexicalSide): Promise<RankedCandidate[]> {
-  const embedded = await embedding;
-  if ("failed" in embedded) return fallBack(lexical.ranked, embedded.failed);
-  let matches: VectorMatch[];
-  let found: Neighbour[];
-  try {
-    const index = semantic.index(db);
-    matches = await timed("vector", () =>
-      withDeadline(VECTOR_QUERY_DEADLINE_MS, `the ${index.kind} vector index`, () =>
-        index.query({ vector: embedded.vector, topK: VECTOR_CANDIDATES, model: semantic.embedder.model, filter: plan.filter }),
-      ),
-    );
-    found = await neighbourChunks(db, matches, semantic.embedder.model, plan);
-  } catch (error) {
-    return fallBack(lexical.ranked, reason(error));
-  }
-  const key = (candidate: { parent: string; id: string }) => `${candidate.parent}#${candidate.id}`;
-  const known = new Map(lexical.ranked.map((candidate) => [key(candidate), candidate]));
-  // Chunks only the vectors found get the lexical side's coverage measure (bm25 0): answers gate on it.
-  const newcomers = rankCandidates(
-    found.map(({ candidate }) => candidate).filter((candidate) => !known.has(key(candidate))),
-    lexical.terms,
-    lexical.sites,
-    lexical.ranking,
-  );
-  const all = new Map([...known, ...newcomers.map((candidate) => [key(candidate), candidate] as const)]);
-  // The vector list in the index's order, filter and step-aside applied (neighbourChunks keeps only admitted chunks).
-  const order = new Map(matches.map((match, rank) => [match.id, rank]));
-  const vectorList = [...found]
-    .sort((a, b) => (order.get(a.vectorId) ?? 0) - (order.get(b.vectorId) ?? 0))
-    .flatMap(({ candidate }) => all.get(key(candidate)) ?? []);
-  const fused = fuseAtEqualDepth(lexical.ranked, vectorList, key, VECTOR_CANDIDATES).map(({ item, score }) => ({ ...item, score }));
-  return spreadOverPages(fused, lexical.ranking.samePage);
-}
-
 /** A chunk the vector index found, with the id of its vector. */
-interface Neighbour {
+export interface Neighbour {
   candidate: Candidate;
   vectorId: string;
 }
 
-function fallBack(ranked: RankedCandidate[], why: string): RankedCandidate[] {
+/**
+ * The query's vector neighbours within the plan's filter, in the index's
+ * order (best first), or null (and the fallback noted) when the embedding or
+ * the index failed: retrieval then goes on lexical alone.
+ */
+export async function vectorNeighbours(db: D1Reader, semantic: SemanticSearch, embedding: Promise<QueryEmbedding>, plan: CandidateQuery): Promise<Neighbour[] | null> {
+  const embedded = await embedding;
+  if ("failed" in embedded) return fallBack(embedded.failed);
+  try {
+    const index = semantic.index(db);
+    const matches = await timed("vector", () =>
+      withDeadline(VECTOR_QUERY_DEADLINE_MS, `the ${index.kind} vector index`, (signal) =>
+        index.query({ vector: embedded.vector, topK: VECTOR_CANDIDATES, model: semantic.embedder.model, filter: plan.filter?.constraints, signal }),
+      ),
+    );
+    const found = await neighbourChunks(db, matches, semantic.embedder.model, plan);
+    // The vector list in the index's order, filter and step-aside applied (neighbourChunks keeps only admitted chunks).
+    const order = new Map(matches.map((match, rank) => [match.id, rank]));
+    return found.sort((a, b) => (order.get(a.vectorId) ?? 0) - (order.get(b.vectorId) ?? 0));
+  } catch (error) {
+    return fallBack(reason(error));
+  }
+}
+
+/** A chunk's key in both lists. */
+export const chunkKey = (candidate: { parent: string; id: string }) => `${candidate.parent}#${candidate.id}`;
+
+/**
+ * The ranked chunks (rank.ts, lexical candidates and vector neighbours
+ * ranked together) fused by reciprocal rank fusion: the lexical candidates
+ * in ranking order with the neighbours in the index's order (fusion.ts).
+ */
+export function fuseRanked(ranked: readonly RankedCandidate[], lexical: ReadonlySet<string>, neighbours: readonly Neighbour[]): Ordered[] {
+  const byKey = new Map(ranked.map((candidate) => [chunkKey(candidate), candidate]));
+  const lexicalList = ranked.filter((candidate) => lexical.has(chunkKey(candidate)));
+  const vectorList = [...new Set(neighbours.map(({ candidate }) => chunkKey(candidate)))].flatMap((key) => byKey.get(key) ?? []);
+  return fuseAtEqualDepth(lexicalList, vectorList, chunkKey, VECTOR_CANDIDATES).map(({ item, score }) => ({ candidate: item, score }));
+}
+
+function fallBack(why: string): null {
   note("fallback", `lexical: ${why}`);
   console.warn(`search: hybrid retrieval fell back to lexical: ${why}`);
-  return ranked;
+  return null;
 }
 
 function reason(error: unknown): string {
   if (error instanceof EmbeddingError) return error.message;
   return error instanceof Error ? `${error.name}: ${error.message}` : String(error);
-}
-
-/** Discounts each page's later chunks (score × samePage^k) and sorts again, stably, as the lexical ranking does. */
-function spreadOverPages(ranked: RankedCandidate[], samePage: number): RankedCandidate[] {
-  const seen = new Map<string, number>();
-  return ranked
-    .map((candidate, index) => {
-      const earlier = seen.get(candidate.parent) ?? 0;
-      seen.set(candidate.parent, earlier + 1);
-      return { candidate: { ...candidate, score: candidate.score * samePage ** earlier }, index };
-    })
-    .sort((a, b) => b.candidate.score - a.candidate.score || a.index - b.index)
-    .map(({ candidate }) => candidate);
 }
 
 interface NeighbourRow extends ChunkRow {
@@ -180,4 +157,11 @@ async function neighbourChunks(db: D1Reader, matches: readonly VectorMatch[], mo
       },
     })),
   );
+}
+
+/** The filter's plain `?` placeholders numbered from `first`, so they follow the statement's own numbered ones. */
+function numbered(sql: string, first: number): string {
+  let next = first;
+  // Filter values are bound, never spliced, so a `?` in the compiled SQL is always a placeholder.
+  return sql.replace(/\?/g, () => `?${next++}`);
 }

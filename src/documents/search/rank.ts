@@ -158,58 +158,10 @@ export interface RankedCandidate extends Candidate {
 }
 
 /**
- * The data source a question's words plainly belong to, or null. A query
- * word marks a source when, among the candidate chunks (the index's best
- * matches for the query), the share of that source's chunks containing it is
- * at least `siteMarker` of all sources' shares together: "isolates" is in
- * Dart's chunks only, "nil" and "goroutine" in Go's, while "format" or
- * "dependency" are in both and mark nothing. Shares, not counts, so a pool
- * with more Go chunks does not make every common word a Go word. A source
- * owns the question when it has at least `siteDominance` of the marking
- * words' rarity weight and those words carry a fair part of the question
- * (`siteEvidence`). No source's vocabulary is listed anywhere.
- */
-export function siteAffinity(
-  candidates: readonly { document: { dataSource: string } }[],
-  stems: readonly ReadonlySet<string>[],
-  terms: readonly WeightedTerm[],
-  weights: Pick<RankingWeights, "siteDominance" | "siteMarker" | "siteMarkerChunks" | "siteEvidence">,
-): string | null {
-  const poolSize = new Map<string, number>();
-  for (const candidate of candidates) poolSize.set(candidate.document.dataSource, (poolSize.get(candidate.document.dataSource) ?? 0) + 1);
-  if (poolSize.size < 2) return null;
-  const votes = new Map<string, number>();
-  let found = 0;
-  for (const term of terms) {
-    const bySource = new Map<string, number>();
-    candidates.forEach((candidate, index) => {
-      if (stems[index]?.has(term.stem)) bySource.set(candidate.document.dataSource, (bySource.get(candidate.document.dataSource) ?? 0) + 1);
-    });
-    const chunks = [...bySource.values()].reduce((sum, count) => sum + count, 0);
-    if (chunks === 0) continue;
-    found += term.weight;
-    if (chunks < weights.siteMarkerChunks) continue;
-    const rates = [...bySource].map(([source, count]) => [source, count / (poolSize.get(source) ?? 1)] as const);
-    const sum = rates.reduce((total, [, rate]) => total + rate, 0);
-    const [source, rate] = [...rates].sort((a, b) => b[1] - a[1])[0] as readonly [string, number];
-    if (rate / sum >= weights.siteMarker) votes.set(source, (votes.get(source) ?? 0) + term.weight);
-  }
-  const marked = [...votes.values()].reduce((sum, vote) => sum + vote, 0);
-  if (marked === 0) return null;
-  const [source, vote] = [...votes].sort((a, b) => b[1] - a[1])[0] as [string, number];
-  return vote / marked >= weights.siteDominance && vote / found >= weights.siteEvidence ? source : null;
-}
-
-/** The ranking and the data source the question's words belong to (siteAffinity), if any. */
-export interface Ranking {
-  ranked: RankedCandidate[];
-  affineSite: string | null;
-}
-
-/**
  * Orders candidates best first: each chunk's BM25, scaled by how much of
  * the question it covers, plus its page's evidence, favouring the site the
- * query names, then spreading the first places over several pages.
+ * query names. The retrieval pipeline (retrieve.ts) spreads the final order
+ * over pages, once, after any fusion.
  */
 export function rankCandidates(
   candidates: readonly Candidate[],
@@ -217,27 +169,15 @@ export function rankCandidates(
   namedSites: ReadonlySet<string>,
   ranking: RankingWeights,
 ): RankedCandidate[] {
-  return rankWithSites(candidates, terms, namedSites, ranking).ranked;
-}
-
-/**
- * rankCandidates, and when the question names no source but its words
- * plainly belong to one (siteAffinity), the other sources' chunks step back
- * by `ranking.otherSite`.
- */
-export function rankWithSites(candidates: readonly Candidate[], terms: readonly WeightedTerm[], namedSites: ReadonlySet<string>, ranking: RankingWeights): Ranking {
-  if (candidates.length === 0) return { ranked: [], affineSite: null };
+  if (candidates.length === 0) return [];
   const cache = new Map<string, string>();
   const finder = stemFinder(terms);
   const best = Math.max(...candidates.map((candidate) => candidate.bm25)) || 1;
   const stems = candidates.map((candidate) => queryStemsIn(`${candidate.document.title}\n${candidate.content}`, finder, cache));
-  // A question that names a source has said which one it is about; affinity only speaks for questions that name none.
-  const affineSite = namedSites.size === 0 && ranking.otherSite !== 1 ? siteAffinity(candidates, stems, terms, ranking) : null;
   const scored = candidates.map((candidate, index) => {
     const coverage = coverageOf(stems[index] as Set<string>, terms);
     const site = namedSites.has(candidate.document.dataSource) ? ranking.namedSite : 1;
-    const affinity = affineSite !== null && candidate.document.dataSource !== affineSite ? ranking.otherSite : 1;
-    return { ...candidate, coverage, score: (candidate.bm25 / best) * coverage ** ranking.coverage * site * affinity };
+    return { ...candidate, coverage, score: (candidate.bm25 / best) * coverage ** ranking.coverage * site };
   });
 
   const pageScores = new Map<string, number[]>();
@@ -255,19 +195,7 @@ export function rankWithSites(candidates: readonly Candidate[], terms: readonly 
     candidate.score = (1 - ranking.page) * candidate.score + ranking.page * (pageScore.get(candidate.parent) ?? 0);
   }
   scored.sort((a, b) => b.score - a.score || a.parent.localeCompare(b.parent) || a.position - b.position);
-  return { ranked: spreadOverPages(scored, ranking.samePage), affineSite };
-}
-
-/** Discounts each page's later chunks (score × samePage^k), then sorts again, stably. */
-function spreadOverPages(ranked: RankedCandidate[], samePage: number): RankedCandidate[] {
-  const seen = new Map<string, number>();
-  const spread = ranked.map((candidate, index) => {
-    const earlier = seen.get(candidate.parent) ?? 0;
-    seen.set(candidate.parent, earlier + 1);
-    return { candidate, index, score: candidate.score * samePage ** earlier };
-  });
-  spread.sort((a, b) => b.score - a.score || a.index - b.index);
-  return spread.map(({ candidate }) => candidate);
+  return scored;
 }
 
 /**

@@ -1,24 +1,23 @@
 import { DEFAULT_CORPUS } from "../default-corpus.ts";
 import type { CompiledFilter } from "./filter.ts";
 import { camelCaseParts, matchTerms, queryIdentifiers, queryTerms, queryWords, stem } from "./query-text.ts";
-import { namedSites, rankWithSites, weighTerms, type RankedCandidate, type WeightedTerm } from "./rank.ts";
+import { namedSites, rankCandidates, weighTerms, type RankedCandidate, type WeightedTerm } from "./rank.ts";
 import type { ChunkHit } from "../document.ts";
 import { fetchCandidates, type CandidateQuery } from "./candidates.ts";
 import type { RankingWeights } from "./ranking-weights.ts";
 import { d1Statements } from "../../d1/statements.ts";
 import type { D1Reader } from "../../d1/sessions.ts";
 import type { SemanticSearch } from "../../embeddings/semantic-search.ts";
-import { embedQuery, fuseWithVectors } from "./hybrid.ts";
+import { chunkKey, embedQuery, fuseRanked, vectorNeighbours } from "./hybrid.ts";
+import { finalOrder, type RetrievedChunk } from "./final-order.ts";
 import { hiddenParam, withVisibility, type Visibility } from "../visibility.ts";
 
 /** The chunks that best answer a query, best first, and the query's words as they were weighed. */
 export interface Retrieval {
-  ranked: RankedCandidate[];
+  ranked: RetrievedChunk[];
   terms: WeightedTerm[];
   /** The data sources the query names ("dart", "go"). */
   namedSites: ReadonlySet<string>;
-  /** The data source the query's words plainly belong to when it names none (rank.ts siteAffinity). */
-  affineSite: string | null;
 }
 
 /**
@@ -66,10 +65,14 @@ export function planRetrieval(query: string, filter: RetrievalFilter): Retrieval
 }
 
 /**
- * Finds and ranks the chunks for free user text: BM25 candidates from the
- * FTS5 index, re-ranked (rank.ts) with `ranking`, and with `semantic` (hybrid
- * retrieval on) fused with the query's vector neighbours (hybrid.ts). Search and
- * answers both start here, so an answer is always drawn from what search ranks first.
+ * Finds and ranks the chunks for free user text, in one pipeline: gather the
+ * BM25 candidates from the FTS5 index and, with `semantic` (hybrid retrieval
+ * on), the query's vector neighbours (hybrid.ts); rank them all once
+ * (rank.ts) with `ranking`; fuse the lexical order with the vectors' once
+ * (fusion.ts); spread the result over pages once and score its relevance
+ * (final-order.ts). Search, answers, REST and the landing page all start
+ * here, so an answer is always drawn from what search ranks first, and a
+ * chunk's ranking score means the same with embeddings on or off.
  */
 export async function retrieveChunks(
   db: D1Reader,
@@ -79,16 +82,19 @@ export async function retrieveChunks(
   semantic?: SemanticSearch,
 ): Promise<Retrieval> {
   const plan = planRetrieval(query, filter);
-  if (!plan) return { ranked: [], terms: [], namedSites: new Set(), affineSite: null };
+  if (!plan) return { ranked: [], terms: [], namedSites: new Set() };
   // The query is embedded while the lexical candidates are fetched.
   const embedding = semantic ? embedQuery(semantic, query) : undefined;
   const { candidates, statistics } = await fetchCandidates(d1Statements(db), plan, ranking);
+  const neighbours = semantic && embedding ? await vectorNeighbours(db, semantic, embedding, plan) : null;
+  const lexical = new Set(candidates.map(chunkKey));
+  // Chunks only the vectors found are ranked with the rest (bm25 0): they get the same coverage measure, which answers gate on.
+  const newcomers = new Map((neighbours ?? []).filter(({ candidate }) => !lexical.has(chunkKey(candidate))).map(({ candidate }) => [chunkKey(candidate), candidate]));
   const terms = weighTerms(plan.words, plan.identifiers, statistics);
   const sites = namedSites(plan.words, [...new Set(candidates.map((candidate) => candidate.document.dataSource))]);
-  const { ranked, affineSite } = rankWithSites(candidates, terms, sites, ranking);
-  if (!semantic || !embedding) return { ranked, terms, namedSites: sites, affineSite };
-  const fused = await fuseWithVectors(db, semantic, embedding, plan, { ranked, terms, sites, ranking });
-  return { ranked: fused, terms, namedSites: sites, affineSite };
+  const ranked = rankCandidates([...candidates, ...newcomers.values()], terms, sites, ranking);
+  const ordered = neighbours ? fuseRanked(ranked, lexical, neighbours) : ranked.map((candidate) => ({ candidate, score: candidate.score }));
+  return { ranked: finalOrder(ordered, ranking.samePage), terms, namedSites: sites };
 }
 
 /**
@@ -102,7 +108,8 @@ function asksAboutAlmanac(words: readonly string[], filter: string | undefined):
   return words.includes("almanac") || (filter ?? "").includes(DEFAULT_CORPUS.dataSource);
 }
 
-/** A ranked chunk as search results show it: the SPEC 2.1 fields only. */
-export function toChunkHit(candidate: RankedCandidate): ChunkHit {
-  return { parent: candidate.parent, id: candidate.id, content: candidate.content, document: candidate.document };
+/** A ranked chunk as search results show it: the SPEC 2.1 fields, and its relevance score when retrieval gave it one (final-order.ts). */
+export function toChunkHit(candidate: RankedCandidate & { relevance?: number }): ChunkHit {
+  const hit = { parent: candidate.parent, id: candidate.id, content: candidate.content, document: candidate.document };
+  return candidate.relevance === undefined ? hit : { ...hit, relevanceScore: candidate.relevance };
 }

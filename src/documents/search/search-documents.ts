@@ -24,6 +24,11 @@ export interface SearchRequest {
   budgetChars?: number;
   /** Who searches (visibility.ts): results come only from the data sources it sees; absent, the public ones. */
   viewer?: Viewer;
+  /**
+   * Results whose relevance score (final-order.ts) is below this, in [0, 1],
+   * are left out; scores never rise down the list, so it cuts the tail.
+   */
+  minScore?: number;
 }
 
 /** One page of search results. */
@@ -42,15 +47,16 @@ const MAX_OFFSET = RANKED_CANDIDATES;
 export async function searchDocuments(db: D1Reader, request: SearchRequest, ranking: RankingWeights = DEFAULT_RANKING, semantic?: SemanticSearch): Promise<SearchResult> {
   const pageSize = request.pageSize ?? DEFAULT_PAGE_SIZE;
   const filter = compileFilter(request.filter);
-  const offset = request.pageToken ? decodePageToken(request.pageToken, await pageTokenKey(request.query, request.filter)) : 0;
+  const offset = request.pageToken ? decodePageToken(request.pageToken, await pageTokenKey(request)) : 0;
   const viewer = request.viewer ?? publicViewer();
   const visibility = await visibilityFor(db, viewer);
-  const { ranked } = await retrieveChunks(db, request.query, { source: request.filter, compiled: filter, visibility }, ranking, semantic);
+  const retrieved = await retrieveChunks(db, request.query, { source: request.filter, compiled: filter, visibility }, ranking, semantic);
+  const ranked = request.minScore ? retrieved.ranked.filter((chunk) => chunk.relevance >= (request.minScore as number)) : retrieved.ranked;
   const results = withinBudget(ranked.slice(offset, offset + pageSize).map(toChunkHit), request.budgetChars);
   noteTouched(viewer, visibility, results.map((hit) => ({ dataSource: hit.document.dataSource, name: hit.parent })));
   const nextOffset = offset + results.length;
   if (ranked.length <= nextOffset || nextOffset >= MAX_OFFSET) return { results };
-  return { results, nextPageToken: encodePageToken(nextOffset, await pageTokenKey(request.query, request.filter)) };
+  return { results, nextPageToken: encodePageToken(nextOffset, await pageTokenKey(request)) };
 }
 
 /** Room each hit takes in the text beside its chunk and the names it repeats: numbering, labels, update time. */
@@ -79,11 +85,12 @@ function withinBudget(hits: ChunkHit[], budget: number | undefined): ChunkHit[] 
 }
 
 /**
- * Page tokens carry the offset and a fingerprint of the query and filter, so
- * a token replayed with another query is refused instead of paging nonsense.
+ * Page tokens carry the offset and a fingerprint of the query and filter (and
+ * minScore, when given), so a token replayed with another query is refused
+ * instead of paging nonsense.
  */
-async function pageTokenKey(query: string, filter: string | undefined): Promise<string> {
-  return (await sha256Hex(JSON.stringify([query, filter ?? ""]))).slice(0, 12);
+async function pageTokenKey({ query, filter, minScore }: SearchRequest): Promise<string> {
+  return (await sha256Hex(JSON.stringify(minScore ? [query, filter ?? "", minScore] : [query, filter ?? ""]))).slice(0, 12);
 }
 
 function encodePageToken(offset: number, key: string): string {

@@ -31,13 +31,20 @@ export function newStateDir(): string {
 }
 
 /**
+ * The per-minute search and get limits every test server starts with: e2e
+ * files search and read far faster than a person, from one address. A file
+ * that tests the limits passes its own `--var`s, which come later and win.
+ */
+const ROOMY_READ_LIMITS = ["QUOTA_SEARCH_PER_MINUTE", "QUOTA_PUBLIC_SEARCH_PER_MINUTE", "QUOTA_GET_PER_MINUTE", "QUOTA_PUBLIC_GET_PER_MINUTE"].flatMap((name) => ["--var", `${name}:1000000`]);
+
+/**
  * Runs `node cli/start.ts` (what `npm start` runs) and waits until /healthz
  * answers. A state folder the harness made is removed on stop; a given one is kept.
  */
 export async function startServer(extraArgs: string[] = [], givenStateDir?: string): Promise<RunningServer> {
   const port = await freePort();
   const stateDir = givenStateDir ?? newStateDir();
-  const child: ChildProcess = spawn(process.execPath, ["cli/start.ts", "--persist-to", stateDir, ...extraArgs], {
+  const child: ChildProcess = spawn(process.execPath, ["cli/start.ts", "--persist-to", stateDir, ...ROOMY_READ_LIMITS, ...extraArgs], {
     env: { ...process.env, PORT: String(port) },
     stdio: ["ignore", "pipe", "pipe"],
     detached: true,
