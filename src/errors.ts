@@ -27,7 +27,7 @@ export const HTTP_STATUS: Record<AlmanacStatus, 400 | 401 | 403 | 404 | 429 | 50
 };
 
 /** What an error adds to the HTTP response that refuses a request. */
-export interface AlmanacErrorOptions {
+interface AlmanacErrorOptions {
   /** Response headers, e.g. Retry-After on RESOURCE_EXHAUSTED. */
   headers?: Record<string, string>;
   /** Extra fields for a JSON-RPC error's `data`, for programs. */

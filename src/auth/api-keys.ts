@@ -35,7 +35,7 @@ export interface ApiKeyRecord {
  * Prefix of every key Almanac issues. It makes a leaked key recognisable to
  * secret scanners and to people, and tells a key apart from a key id.
  */
-export const KEY_PREFIX = "alm_";
+const KEY_PREFIX = "alm_";
 
 /** 256 random bits: an unsalted SHA-256 of that much entropy cannot be reversed by guessing. */
 const KEY_BYTES = 32;

@@ -28,7 +28,7 @@ export type Caller =
 type KeySource = "X-Goog-Api-Key" | "Authorization: Bearer" | "?key=";
 
 /** The key a request presents, and where; null when it presents none. */
-export interface PresentedKey {
+interface PresentedKey {
   key: string;
   source: KeySource;
 }
@@ -111,7 +111,7 @@ export function callerAudiences(caller: Caller): readonly string[] {
 }
 
 /** PUBLIC_TIER: "on" (the default) or "off"; any other value is a configuration error, not a guess. */
-export function publicTierIsOn(env: Pick<Env, "PUBLIC_TIER">): boolean {
+function publicTierIsOn(env: Pick<Env, "PUBLIC_TIER">): boolean {
   const value = (env.PUBLIC_TIER ?? "").trim().toLowerCase();
   if (value === "" || value === "on") return true;
   if (value === "off") return false;

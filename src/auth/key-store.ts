@@ -45,7 +45,7 @@ function parseAudiences(stored: string): string[] {
 }
 
 /** What `npm run keys -- create` takes. */
-export interface NewApiKey {
+interface NewApiKey {
   label: string;
   tier?: string;
   answerPerMinute?: number | null;

@@ -7,7 +7,7 @@ export interface StatementGroup<Statement> {
 }
 
 /** How large one batch may be. */
-export interface BatchLimits {
+interface BatchLimits {
   statements: number;
   bytes: number;
 }

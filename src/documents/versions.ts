@@ -28,7 +28,7 @@ export interface VersionInfo {
 }
 
 /** Labels are short free text: what a person types after --version and in a filter. */
-export const MAX_VERSION_LABEL_LENGTH = 64;
+const MAX_VERSION_LABEL_LENGTH = 64;
 
 /** `version = "*"` in a filter means every version; no label may be that. */
 export const ALL_VERSIONS = "*";
@@ -71,7 +71,7 @@ export const HIDDEN_CHUNKS_CTE = `hidden_chunks (chunk) AS MATERIALIZED (
  * Rewrites every version's `is_current` from the rule: per data source, the
  * version last made current, else the one added last.
  */
-export const RECOMPUTE_CURRENT_SQL = `UPDATE document_versions SET is_current = (base_uri = (
+const RECOMPUTE_CURRENT_SQL = `UPDATE document_versions SET is_current = (base_uri = (
      SELECT other.base_uri FROM document_versions AS other WHERE other.data_source = document_versions.data_source
      ORDER BY other.made_current_time IS NULL, other.made_current_time DESC, other.added_time DESC, other.label DESC LIMIT 1))`;
 

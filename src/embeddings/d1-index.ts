@@ -49,13 +49,13 @@ export function encodeVector(values: Float32Array): string {
 }
 
 /** A stored vector, quantised: its bytes and the scale that turns them back into components. */
-export interface StoredVector {
+interface StoredVector {
   scale: number;
   bytes: Int8Array;
 }
 
 /** A stored vector's scale and bytes; null when the value is not one encodeVector wrote. */
-export function readVector(stored: unknown): StoredVector | null {
+function readVector(stored: unknown): StoredVector | null {
   if (typeof stored !== "string" || stored.length < 8) return null;
   let binary: string;
   try {

@@ -55,7 +55,7 @@ export function checkVectors(vectors: readonly (readonly number[] | undefined)[]
 }
 
 /** How ingestion retries a failed batch: attempts after the first, and the first wait (doubled each time). */
-export const EMBED_RETRIES = { attempts: 3, firstDelayMs: 500 };
+const EMBED_RETRIES = { attempts: 3, firstDelayMs: 500 };
 
 /**
  * Embeds `texts` in batches of the embedder's size, each batch retried with

@@ -6,7 +6,7 @@ import { EmbeddingError, checkVectors, type Embedder } from "./embedder.ts";
  * and Ollama and llama.cpp embed a request's inputs one after another, so 32
  * suits every server the issue names while keeping requests short.
  */
-export const HTTP_BATCH_SIZE = 32;
+const HTTP_BATCH_SIZE = 32;
 
 /** OpenAI's embeddings response: `data[i].embedding` for input `data[i].index`. */
 interface EmbeddingsResponse {

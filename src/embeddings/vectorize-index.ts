@@ -11,7 +11,7 @@ import type { ChunkVector, VectorFilter, VectorIndex, VectorQuery } from "./vect
  * 1000 vectors per upsert from a Worker, topK at most 100 when neither values
  * nor metadata are returned (20 with them), ids of at most 64 bytes.
  */
-export const VECTORIZE_LIMITS = { upsertBatch: 1000, topK: 100, idBytes: 64 } as const;
+const VECTORIZE_LIMITS = { upsertBatch: 1000, topK: 100, idBytes: 64 } as const;
 
 /**
  * The VECTORIZE binding: `wrangler types` declares `[[vectorize]]` as the
@@ -21,7 +21,7 @@ export const VECTORIZE_LIMITS = { upsertBatch: 1000, topK: 100, idBytes: 64 } as
 export type VectorizeBinding = Vectorize | VectorizeIndex;
 
 /** The metadata each vector carries; `data_source` has a metadata index, so queries filter on it before ranking. */
-export interface ChunkMetadata {
+interface ChunkMetadata {
   data_source: string;
   document: string;
   chunk_id: string;

@@ -12,7 +12,7 @@ export const DEFAULT_WORKERS_AI_MODEL: WorkersAiModel = "@cf/baai/bge-base-en-v1
  * texts (`text` as an array, maxItems 100), each cut at 512 tokens; 100 such
  * texts stay well inside the model's 153,600-token context window.
  */
-export const WORKERS_AI_BATCH_SIZE = 100;
+const WORKERS_AI_BATCH_SIZE = 100;
 
 /**
  * An embedder on the `AI` binding. bge models pool with `cls`, the pooling

@@ -3,7 +3,7 @@ import { AlmanacError } from "../errors.ts";
 import { chargeAnswerQuery, quotaExceededError, rateLimitHeaders, refundAnswerQuery } from "../quota/gate.ts";
 
 /** How a transport tells the gate what a request costs. */
-export interface AnswerQuotaOptions {
+interface AnswerQuotaOptions {
   /** How many answer_query calls the request makes (0: it passes untouched and uncounted). */
   calls(c: Context<{ Bindings: Env }>): number;
   /**

@@ -13,7 +13,7 @@ function hostname(host: string): string {
 }
 
 /** The request's Host, lower-cased: the header, or the URL's host when there is none. */
-export function requestHost(request: Request): string {
+function requestHost(request: Request): string {
   return (request.headers.get("host") ?? new URL(request.url).host).toLowerCase();
 }
 

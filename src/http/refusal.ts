@@ -5,13 +5,13 @@ import { AlmanacError, HTTP_STATUS } from "../errors.ts";
  * read a JSON-RPC error), `google` on every other route (Google's error
  * model; also the format of the REST facade, src/rest).
  */
-export type RefusalFormat = "json-rpc" | "google";
+type RefusalFormat = "json-rpc" | "google";
 
 /** A JSON-RPC request id; null when the refused request's ids are unknown. */
 export type JsonRpcId = string | number | null;
 
 /** What a refusal may add to the error's own status, message, headers and data. */
-export interface RefusalOptions {
+interface RefusalOptions {
   /** The ids of the refused requests; without them the one error has id null. */
   ids?: JsonRpcId[];
   /** Whether the refused message was a batch, which JSON-RPC answers with an array. */

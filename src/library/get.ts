@@ -40,7 +40,7 @@ export interface LibraryEntryView extends LibrarySource {
   doc_url: string;
 }
 
-export interface LibraryGetInput {
+interface LibraryGetInput {
   id: string;
   params?: Readonly<Record<string, unknown>>;
 }

@@ -70,7 +70,7 @@ function statementSeparators(sql: string): number {
 }
 
 /** The family a provider belongs to (`awscc` → `aws`). */
-export function providerFamily(provider: string): string {
+function providerFamily(provider: string): string {
   return PROVIDER_FAMILIES[provider] ?? provider;
 }
 
@@ -80,10 +80,10 @@ export interface RefusedFile {
   problems: EntryProblem[];
 }
 
-export type ParsedEntryFile = { entry: LibraryEntry } | RefusedFile;
+type ParsedEntryFile = { entry: LibraryEntry } | RefusedFile;
 
 /** `aws/s3/buckets-list.md` → `aws/s3/buckets-list`. */
-export function entryIdForPath(path: string): string {
+function entryIdForPath(path: string): string {
   return path.replace(/\\/g, "/").replace(/^\.\//, "").replace(/\.md$/, "");
 }
 

@@ -3,7 +3,7 @@ import { quoted } from "../text/quote.ts";
 import { PatternError, compilePattern, type SafePattern } from "./pattern.ts";
 
 /** Values of `identifier` params are inserted verbatim, so they may only be plain names. */
-export const IDENTIFIER_PATTERN = /^[A-Za-z_][A-Za-z0-9_-]*$/;
+const IDENTIFIER_PATTERN = /^[A-Za-z_][A-Za-z0-9_-]*$/;
 /** A placeholder as StackQL writes it: `{{name}}`, no spaces. */
 export const PLACEHOLDER_PATTERN = /^\{\{([A-Za-z0-9_]+)\}\}$/;
 /** Anything that looks like a placeholder, well formed or not (`{{ name }}`). */
@@ -22,7 +22,7 @@ const NUMBER_TEXT = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
 const UNSAFE_LITERAL_CHARACTERS = /[\\\x00-\x08\x0B\x0C\x0E-\x1F\x7F]/;
 
 /** What rendering produced; `sql` is present exactly when `valid`. */
-export interface RenderResult {
+interface RenderResult {
   valid: boolean;
   sql?: string;
   missing_params: string[];
@@ -31,7 +31,7 @@ export interface RenderResult {
 }
 
 /** The SQL text a checked value becomes, or why the value is refused. */
-export type CheckedValue = { literal: string } | { error: string };
+type CheckedValue = { literal: string } | { error: string };
 
 function shown(value: string): string {
   return JSON.stringify(value.length > 80 ? `${value.slice(0, 80)}…` : value);

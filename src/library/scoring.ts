@@ -37,8 +37,8 @@ const STOPWORDS = new Set([
 ]);
 
 /** `read_only` hides mutation entries from search even when the caller asks for them (SPEC 3.3). */
-export const SERVER_MODES = ["read_only", "safe", "delete_safe", "full_access"] as const;
-export type ServerMode = (typeof SERVER_MODES)[number];
+const SERVER_MODES = ["read_only", "safe", "delete_safe", "full_access"] as const;
+type ServerMode = (typeof SERVER_MODES)[number];
 
 /** SERVER_MODE as configured; anything unrecognised is the default, `safe`. */
 export function serverMode(value: string | undefined): ServerMode {
@@ -55,7 +55,7 @@ export function intentTokens(intent: string): string[] {
 }
 
 /** An intent as scoring reads it, parsed once per search. */
-export interface ParsedIntent {
+interface ParsedIntent {
   /** The scoring tokens (see intentTokens). */
   tokens: readonly string[];
   /** The whole intent, lower-cased, trimmed, runs of whitespace made one space: what the phrase bonus compares. */
@@ -63,7 +63,7 @@ export interface ParsedIntent {
 }
 
 /** Parses an intent for scoring; rankEntries does it once for all entries. */
-export function parseIntent(intent: string): ParsedIntent {
+function parseIntent(intent: string): ParsedIntent {
   return { tokens: intentTokens(intent), phrase: intent.toLowerCase().trim().replace(/\s+/g, " ") };
 }
 

@@ -23,7 +23,7 @@ export interface LibrarySearchResult extends LibrarySource {
 }
 
 /** What query_library_search accepts; `limit` defaults to DEFAULT_LIMIT. */
-export type LibrarySearchInput = Omit<LibraryQuery, "limit"> & { limit?: number };
+type LibrarySearchInput = Omit<LibraryQuery, "limit"> & { limit?: number };
 
 /**
  * Finds library entries for an intent. The index comes from D1; if D1 fails,

@@ -38,7 +38,7 @@ interface IndexRow {
 }
 
 /** An entry's row: its metadata, owner and where its body lives. */
-export interface StoredEntry {
+interface StoredEntry {
   library: string;
   metadata: EntryMetadata;
   bodyKey: string;
@@ -115,7 +115,7 @@ interface LibrarySyncPlan {
 }
 
 /** What the plan needs to know of one existing row. */
-export type ExistingEntry = Pick<IndexRow, "id" | "library" | "body_key" | "content_hash">;
+type ExistingEntry = Pick<IndexRow, "id" | "library" | "body_key" | "content_hash">;
 
 /** Refused before anything is written: another user library owns some of the ids. */
 export class LibraryOwnershipError extends Error {
@@ -239,7 +239,7 @@ async function switchRows(db: D1Database, statements: readonly PlannedStatement[
 }
 
 /** A sync's report and every id the index holds after it, any library's: what `related` ids must resolve to. */
-export interface LibrarySyncOutcome {
+interface LibrarySyncOutcome {
   report: LibrarySyncReport;
   ids: ReadonlySet<string>;
 }

@@ -12,7 +12,7 @@ const TOML_FRONT_MATTER = /^\uFEFF?\+\+\+[ \t]*\r?\n([\s\S]*?)\r?\n\+\+\+[ \t]*(
 const JSON_COMMENT_FRONT_MATTER = /^\uFEFF?<!--(\{[\s\S]*?\})-->[ \t]*(?:\r?\n|$)/;
 
 /** A file's front matter text, unparsed, and the body after its closing `---`. */
-export interface FrontMatterSplit {
+interface FrontMatterSplit {
   yaml: string;
   body: string;
 }
@@ -33,7 +33,7 @@ export function splitFrontMatter(text: string): FrontMatterSplit | null {
 export type MetadataFormat = "yaml" | "toml" | "json";
 
 /** A page's metadata block, unparsed, in whichever format the site uses. */
-export interface MetadataSplit {
+interface MetadataSplit {
   format: MetadataFormat;
   source: string;
   body: string;

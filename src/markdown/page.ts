@@ -3,7 +3,7 @@ import { parse as parseYaml } from "yaml";
 import { splitMetadata, type MetadataFormat } from "./front-matter.ts";
 
 /** A Markdown page split into its front matter and body. */
-export interface MarkdownPage {
+interface MarkdownPage {
   frontMatter: Record<string, unknown>;
   body: string;
 }

@@ -26,7 +26,7 @@ export type MarkupKind =
   | "invisible characters";
 
 /** A page body without site markup, and what was removed. */
-export interface CleanedBody {
+interface CleanedBody {
   body: string;
   removed: MarkupCounts;
 }

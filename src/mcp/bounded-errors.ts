@@ -51,7 +51,7 @@ function boundMessage(message: unknown): unknown {
  *
  * @example boundText(`params.name="${"n".repeat(10_000)}"`) // `params.name="nnn…n…(10000 characters)"`
  */
-export function boundText(text: string): string {
+function boundText(text: string): string {
   const long = new RegExp(`"([^"]{${MAX_QUOTED_CHARS + 1},})"|'([^']{${MAX_QUOTED_CHARS + 1},})'`, "g");
   const cut = text.replace(long, (whole, double?: string, single?: string) => (double !== undefined ? `"${quoted(double)}"` : single !== undefined ? `'${quoted(single)}'` : whole));
   return quoted(cut, MAX_ERROR_MESSAGE_CHARS);

@@ -8,10 +8,10 @@ import type { JsonRpcId } from "../http/refusal.ts";
  * MCP clients commonly wait before giving up on their own, so a client hears
  * a clear error from the server rather than a silence it has to time out.
  */
-export const MCP_DEADLINE_MS = 30_000;
+const MCP_DEADLINE_MS = 30_000;
 
 /** A response on its way to the client, and, once it has gone, the ids it answered with a result. */
-export interface WatchedResponse {
+interface WatchedResponse {
   response: Response;
   /** The request ids answered with a result that is not an `isError` tool result. */
   answered: Promise<ReadonlySet<JsonRpcId>>;

@@ -35,7 +35,7 @@ export interface InspectedBody {
 }
 
 /** The MCP headers of a POST that the 2026-07-28 revision checks against its body. */
-export interface McpHeaders {
+interface McpHeaders {
   protocolVersion?: string;
   method?: string;
   name?: string;

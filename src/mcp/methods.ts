@@ -38,13 +38,13 @@ export const SERVER_CAPABILITIES = {
 } as const;
 
 /** JSON-RPC's code for invalid method parameters, which MCP uses for unknown tools and resources too. */
-export const INVALID_PARAMS = -32602;
+const INVALID_PARAMS = -32602;
 
 /** JSON-RPC's code for a fault of the server itself. */
 const INTERNAL_ERROR = -32603;
 
 /** A JSON-RPC error a method answers with; each era's glue turns it into its SDK's error class. */
-export class McpMethodError extends Error {
+class McpMethodError extends Error {
   readonly code: number;
   readonly data?: Record<string, unknown>;
 
@@ -60,7 +60,7 @@ export class McpMethodError extends Error {
 type ObjectSchema = { type: "object"; [keyword: string]: unknown };
 
 /** A tool as tools/list describes it. (Type aliases, not interfaces: the SDKs' result types have index signatures.) */
-export type ListedTool = {
+type ListedTool = {
   name: string;
   title: string;
   description: string;
@@ -70,7 +70,7 @@ export type ListedTool = {
 };
 
 /** A tool result: Markdown text, the structured copy, or an error whose text starts with its status. */
-export type ToolResult = {
+type ToolResult = {
   content: { type: "text"; text: string }[];
   structuredContent?: Record<string, unknown>;
   isError?: boolean;
@@ -94,7 +94,7 @@ export function mcpCaller(caller: Caller): McpCaller {
 }
 
 /** The methods Almanac serves beyond the SDK's own (initialize, ping, server/discover). */
-export interface McpMethods {
+interface McpMethods {
   "tools/list"(): Promise<{ tools: ListedTool[] }>;
   "tools/call"(params: { name: string; arguments?: Record<string, unknown> }): Promise<ToolResult>;
   "resources/list"(params?: { cursor?: string }): ReturnType<typeof listDocumentResources>;

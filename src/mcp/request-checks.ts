@@ -13,7 +13,7 @@ import { type JsonRpcId, RefusalError } from "../http/refusal.ts";
  * Real MCP traffic is far inside them: ids are counters or UUIDs, URLs a few
  * dozen bytes, batches a handful of messages.
  */
-export const MCP_REQUEST_LIMITS = {
+const MCP_REQUEST_LIMITS = {
   /** Bytes of the request URL (414 beyond). */
   urlBytes: 2048,
   /** Characters of a string JSON-RPC id. */
@@ -129,7 +129,7 @@ interface MessageProblem {
 }
 
 /** What is wrong with a parsed POST body, or null. Exported for tests. */
-export function messageProblem(parsed: unknown): MessageProblem | null {
+function messageProblem(parsed: unknown): MessageProblem | null {
   if (Array.isArray(parsed)) {
     if (parsed.length === 0) return { code: INVALID_REQUEST, message: "the batch is empty; send at least one JSON-RPC message" };
     if (parsed.length > MCP_REQUEST_LIMITS.batchMessages) {

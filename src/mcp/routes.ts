@@ -37,7 +37,7 @@ export function mcpApi(): Hono<{ Bindings: Env }> {
  * requires (the rules are every transport's, src/http/origin-guard.ts). Its
  * refusal has id null: the body of a refused request is never read.
  */
-export function mcpOriginGuard(): MiddlewareHandler<{ Bindings: Env }> {
+function mcpOriginGuard(): MiddlewareHandler<{ Bindings: Env }> {
   return browserOriginGuard((origin) => `Origin "${origin}" may not call this MCP server; its operator can allow it by adding it to ALLOWED_ORIGINS`);
 }
 
@@ -48,7 +48,7 @@ export function mcpOriginGuard(): MiddlewareHandler<{ Bindings: Env }> {
  *
  * @example mcp.use("/mcp", readJsonRpcMessage(), authenticateCaller(), mcpCallLimits(), mcpAnswerQuota());
  */
-export function mcpCallLimits(): MiddlewareHandler<{ Bindings: Env }> {
+function mcpCallLimits(): MiddlewareHandler<{ Bindings: Env }> {
   return callLimits((c) => {
     const message = c.get("jsonRpcMessage");
     if (!message) throw new AlmanacError("INTERNAL", "mcpCallLimits() runs before readJsonRpcMessage()");

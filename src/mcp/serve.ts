@@ -36,7 +36,7 @@ export function mcpEndpoint(): Handler<{ Bindings: Env }> {
  * `parsedBody` is the POSTed JSON when the guards have already parsed it;
  * `caller` is who authenticated, whose sessions alone a request may use.
  */
-export async function serveMcp(request: Request, env: Env, ctx: ExecutionContext, caller: Caller, parsedBody?: unknown): Promise<Response> {
+async function serveMcp(request: Request, env: Env, ctx: ExecutionContext, caller: Caller, parsedBody?: unknown): Promise<Response> {
   const served = withoutQuery(request);
   if (await isLegacyRequest(served, parsedBody)) return withBoundedErrors(await serveLegacySession(served, env, ctx, caller));
   return withBoundedErrors(await serveStateless(served, env, mcpCaller(caller)));

@@ -29,7 +29,7 @@ interface SessionRow extends Record<string, SqlStorageValue> {
 }
 
 /** The answer to a request to open a session. */
-export type Admission = { ok: true } | { ok: false; open: number; retryAfterSeconds: number };
+type Admission = { ok: true } | { ok: false; open: number; retryAfterSeconds: number };
 
 /**
  * The open 2025-era MCP sessions of one caller identity (`idFromName` of the

@@ -15,7 +15,7 @@ import { type McpCaller, SERVER_CAPABILITIES, SERVER_INFO, SERVER_INSTRUCTIONS, 
  * listing or a page may be a minute old, which a documentation reader never
  * notices and which spares the database the repeat reads of a busy client.
  */
-export const CACHE_HINTS: Record<"tools/list" | "resources/list" | "resources/templates/list" | "resources/read" | "server/discover", CacheHint> = {
+const CACHE_HINTS: Record<"tools/list" | "resources/list" | "resources/templates/list" | "resources/read" | "server/discover", CacheHint> = {
   "server/discover": { ttlMs: 3_600_000, cacheScope: "public" },
   "tools/list": { ttlMs: 3_600_000, cacheScope: "public" },
   "resources/templates/list": { ttlMs: 3_600_000, cacheScope: "public" },

@@ -12,7 +12,7 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 
 /** What is measured: D1 round trips, embedding the query, the vector index, a tool's handler, and the whole request. */
-export type TimingMetric = "d1" | "embed" | "vector" | "tool" | "total";
+type TimingMetric = "d1" | "embed" | "vector" | "tool" | "total";
 
 /** The durations of one request, summed per metric, in milliseconds. */
 export class RequestTimings {

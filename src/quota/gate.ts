@@ -8,7 +8,7 @@ import { type AnswerLimits, type CallKind, type QuotaConfig, answerLimits, callL
 import type { ChargeReceipt, QuotaDecision, WindowStatus } from "./windows.ts";
 
 /** What the gate needs from Env: the limits and the counter namespace. */
-export type QuotaEnv = QuotaConfig & Pick<Env, "QUOTA_COUNTER">;
+type QuotaEnv = QuotaConfig & Pick<Env, "QUOTA_COUNTER">;
 
 /**
  * Charges `calls` answer_query calls to a caller, all or none, in the

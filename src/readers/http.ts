@@ -29,7 +29,7 @@ export class BodyRefused extends Error {
 export type Fetcher = (input: Request | string | URL, init?: RequestInit) => Promise<Response>;
 
 /** How one request is made. */
-export interface RequestOptions {
+interface RequestOptions {
   /** Headers and body together, in milliseconds. */
   timeoutMs: number;
   fetch?: Fetcher;
@@ -60,7 +60,7 @@ export async function request(url: string, options: RequestOptions): Promise<Res
 }
 
 /** How much of a body to take. */
-export interface BodyOptions {
+interface BodyOptions {
   maxBytes: number;
   /** Named in the refusal: "the page is over the 5 MB cap". */
   what: string;
@@ -166,7 +166,7 @@ export async function gunzipText(body: Uint8Array, maxBytes: number): Promise<st
 }
 
 /** `work`, or a TimeoutError when the signal fires first. */
-export function withinDeadline<T>(work: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+function withinDeadline<T>(work: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
   if (!signal) return work;
   if (signal.aborted) return Promise.reject(timeoutError());
   return new Promise<T>((resolve, reject) => {

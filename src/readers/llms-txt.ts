@@ -8,7 +8,7 @@ import { pageUri } from "../documents/names.ts";
 import { FetchProblem, type Fetcher, fetchWithin, readTextWithin, withConcurrency } from "./http.ts";
 
 /** The bounds of one llms.txt read; each is reported when it binds. */
-export interface LlmsLimits {
+interface LlmsLimits {
   /** Pages fetched at most; the links past it are reported, not fetched. */
   maxPages: number;
   /** Bytes one page (or the llms.txt itself) may have. */
@@ -39,7 +39,7 @@ export const DEFAULT_LLMS_LIMITS: LlmsLimits = {
 const MAX_REDIRECTS = 5;
 
 /** One link of an llms.txt section. */
-export interface LlmsLink {
+interface LlmsLink {
   title: string;
   url: string;
   notes: string;
@@ -47,7 +47,7 @@ export interface LlmsLink {
 }
 
 /** An llms.txt as llmstxt.org defines it: the H1 title, the blockquote summary, the links per H2 section. */
-export interface LlmsTxt {
+interface LlmsTxt {
   title: string;
   summary: string;
   links: LlmsLink[];
@@ -122,7 +122,7 @@ export function parseLlmsTxt(text: string, baseUrl: string): LlmsTxt {
  * slash (query and fragment dropped). A segment whose decoding would hold a
  * `/` or `\` stays encoded: `%2F..%2F` is one odd name, not a way up.
  */
-export function pagePathOf(url: URL): string {
+function pagePathOf(url: URL): string {
   return url.pathname
     .split("/")
     .map((segment) => {
@@ -138,7 +138,7 @@ export function pagePathOf(url: URL): string {
 }
 
 /** Options of one read. */
-export interface LlmsReadOptions {
+interface LlmsReadOptions {
   skipOptional?: boolean;
   limits?: LlmsLimits;
   fetch?: Fetcher;
@@ -272,7 +272,7 @@ const SOURCE_LINE = /^\s*(?:source|url):\s*<?(\S+?)>?\s*$/i;
  * else `<file path without .txt>/<heading slug>` (`-2`, `-3`… for repeats).
  * At most `maxPages` pages; the sections past it are counted in `capped`.
  */
-export function splitLlmsFull(text: string, fileUrl: URL, maxPages = DEFAULT_LLMS_LIMITS.maxPages): LlmsPages {
+function splitLlmsFull(text: string, fileUrl: URL, maxPages = DEFAULT_LLMS_LIMITS.maxPages): LlmsPages {
   const all = markdownLines(text);
   // An llms.txt-style header (an H1 then a blockquote) is the file's title and summary, not a page.
   const nonEmpty = all.map((line, index) => ({ line, index })).filter(({ line }) => line.text.trim() !== "");

@@ -17,7 +17,7 @@ import { answerResponse } from "./resources.ts";
 import { respond } from "./respond.ts";
 
 /** AnswerQueryRequest, read and checked. */
-export interface AnswerQueryRequest {
+interface AnswerQueryRequest {
   query: string;
   filter?: string;
 }
@@ -30,7 +30,7 @@ declare module "hono" {
 }
 
 /** The body is the whole request message, so the query string carries only system parameters. */
-export const ANSWER_QUERY: RestMethod = { id: "developerknowledge.answerQuery", parameters: [] };
+const ANSWER_QUERY: RestMethod = { id: "developerknowledge.answerQuery", parameters: [] };
 
 /** AnswerQueryRequest's fields: `query`, and the `filter` of Google's later revisions (the same filter as search). */
 const REQUEST_FIELDS = ["query", "filter"];

@@ -12,10 +12,10 @@ import { requireWithinCeiling } from "./response-ceiling.ts";
 import { respond } from "./respond.ts";
 
 /** developerknowledge.documents.get: the name is the path, so only `view` is a query parameter. */
-export const GET_DOCUMENT: RestMethod = { id: "developerknowledge.documents.get", parameters: ["view"] };
+const GET_DOCUMENT: RestMethod = { id: "developerknowledge.documents.get", parameters: ["view"] };
 
 /** developerknowledge.documents.batchGet: `names` repeats, once per document. */
-export const BATCH_GET_DOCUMENTS: RestMethod = {
+const BATCH_GET_DOCUMENTS: RestMethod = {
   id: "developerknowledge.documents.batchGet",
   parameters: ["names", "view"],
   repeated: ["names"],

@@ -25,7 +25,7 @@ export interface SystemParameters {
 }
 
 /** The method's own parameters, by camelCase name, each with its values in order. */
-export type MethodParameters = Map<string, string[]>;
+type MethodParameters = Map<string, string[]>;
 
 /**
  * Google's system parameters (the discovery document's top-level

@@ -6,10 +6,10 @@ import type { ChunkHit, DocumentSummary } from "../documents/document.ts";
 import { AlmanacError } from "../errors.ts";
 
 /** DocumentView, in the discovery document's order (its enum numbers are the indexes). */
-export const DOCUMENT_VIEWS = ["DOCUMENT_VIEW_UNSPECIFIED", "DOCUMENT_VIEW_BASIC", "DOCUMENT_VIEW_FULL", "DOCUMENT_VIEW_CONTENT"] as const;
+const DOCUMENT_VIEWS = ["DOCUMENT_VIEW_UNSPECIFIED", "DOCUMENT_VIEW_BASIC", "DOCUMENT_VIEW_FULL", "DOCUMENT_VIEW_CONTENT"] as const;
 
 /** A view a response is given in (UNSPECIFIED only ever asks for a method's default). */
-export type DocumentView = Exclude<(typeof DOCUMENT_VIEWS)[number], "DOCUMENT_VIEW_UNSPECIFIED">;
+type DocumentView = Exclude<(typeof DOCUMENT_VIEWS)[number], "DOCUMENT_VIEW_UNSPECIFIED">;
 
 /** get and batchGet answer in this view when none is asked for, as the discovery document says. */
 export const DEFAULT_GET_VIEW: DocumentView = "DOCUMENT_VIEW_CONTENT";

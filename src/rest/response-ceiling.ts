@@ -11,7 +11,7 @@ import type { Viewer } from "../documents/visibility.ts";
  * per row, so a batch of up to eight of the largest pages always fits, and
  * one page alone always does (the single GET needs no check).
  */
-export const MAX_RESPONSE_CONTENT_BYTES = 16 * 1024 * 1024;
+const MAX_RESPONSE_CONTENT_BYTES = 16 * 1024 * 1024;
 
 /** Megabytes with one decimal, for messages. */
 const megabytes = (bytes: number) => `${(bytes / (1024 * 1024)).toFixed(1)} MB`;

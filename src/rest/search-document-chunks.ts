@@ -12,7 +12,7 @@ import { searchResponse } from "./resources.ts";
 import { respond } from "./respond.ts";
 
 /** developerknowledge.documents.searchDocumentChunks: its query parameters. */
-export const SEARCH_DOCUMENT_CHUNKS: RestMethod = {
+const SEARCH_DOCUMENT_CHUNKS: RestMethod = {
   id: "developerknowledge.documents.searchDocumentChunks",
   parameters: ["query", "pageSize", "pageToken", "filter", "minScore"],
 };
@@ -29,7 +29,7 @@ function minScoreOf(value: string | undefined): number | undefined {
 }
 
 /** Google's discovery document: "The maximum value is 100; values above 100 will be coerced to 100." */
-export const MAX_REST_PAGE_SIZE = 100;
+const MAX_REST_PAGE_SIZE = 100;
 
 /**
  * Google's pageSize: unset or 0 means the default (5), a negative size is

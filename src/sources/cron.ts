@@ -11,7 +11,7 @@ import type { RefreshParams } from "./refresh-workflow.ts";
 import { startPendingRun, sweepPushes } from "./pushes.ts";
 
 /** What one cron event did, by source name. */
-export interface CronReport {
+interface CronReport {
   started: string[];
   released: { name: string; why: string }[];
 }
@@ -30,7 +30,7 @@ export function refreshesAll(cron: string): boolean {
 }
 
 /** A run still marked running after this long is taken as lost: the longest crawl the caps allow takes far less. */
-export const MAX_RUN_MS = 24 * 60 * 60 * 1000;
+const MAX_RUN_MS = 24 * 60 * 60 * 1000;
 
 /** One cron event: sweep, release lost runs, then claim and start a Workflow per due source (every idle one with `all`). */
 export async function refreshDueSources(

@@ -162,7 +162,7 @@ async function beginRun(db: D1Database, name: string, runId: string): Promise<So
 }
 
 /** The most JSON a crawl step returns: under the 1 MiB a Workflow persists per step, with room to spare. */
-export const MAX_STEP_RESULT_BYTES = 900_000;
+const MAX_STEP_RESULT_BYTES = 900_000;
 
 /**
  * The crawl's state, refused in words when it would outgrow a step's result

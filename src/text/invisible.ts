@@ -32,7 +32,7 @@ const JOINABLE_BEFORE = /(?![\p{ASCII}])[\p{L}\p{M}\p{S}\p{Extended_Pictographic
 const JOINABLE_AFTER = /^(?![\p{ASCII}])[\p{L}\p{M}\p{S}\p{Extended_Pictographic}]/u;
 
 /** Text without invisible characters, and how many were removed. */
-export interface VisibleText {
+interface VisibleText {
   text: string;
   removed: number;
 }

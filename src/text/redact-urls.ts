@@ -11,7 +11,7 @@ const URL_IN_TEXT = /\b(?:https?|wss?|ftp):\/\/[^\s"'<>]+/gi;
 const SENTENCE_END = ":;,.)]";
 
 /** What stands in for a removed secret. */
-export const REDACTED = "[redacted]";
+const REDACTED = "[redacted]";
 
 /**
  * `text` with the userinfo and the query string of every URL in it replaced by REDACTED.

@@ -42,7 +42,7 @@ export const answerQueryTool = defineTool({
 });
 
 /** The answer with [n] markers after each cited span, then the numbered references. */
-export function formatAnswer(answer: Answer): string {
+function formatAnswer(answer: Answer): string {
   if (answer.references.length === 0) return answer.answerText;
   const bytes = new TextEncoder().encode(answer.answerText);
   const decoder = new TextDecoder();

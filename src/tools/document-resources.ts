@@ -9,7 +9,7 @@ import { documentNamesWithPrefix, findDocuments, listDocuments } from "../docume
 import { publicViewer, type Viewer } from "../documents/visibility.ts";
 
 /** The Markdown media type of every document resource. */
-export const DOCUMENT_MIME_TYPE = "text/markdown";
+const DOCUMENT_MIME_TYPE = "text/markdown";
 
 /**
  * The template that addresses any page: its uri, whose `path` is the page's
@@ -28,10 +28,10 @@ export const DOCUMENT_TEMPLATE = {
 export const RESOURCES_PER_PAGE = 100;
 
 /** The most values one completion returns (the MCP limit). */
-export const MAX_COMPLETION_VALUES = 100;
+const MAX_COMPLETION_VALUES = 100;
 
 /** One listed document, in MCP's Resource shape (type aliases, which the SDKs' index-signature result types accept). */
-export type DocumentResource = {
+type DocumentResource = {
   uri: string;
   name: string;
   title: string;
@@ -42,7 +42,7 @@ export type DocumentResource = {
 };
 
 /** The text of one document, in MCP's TextResourceContents shape. */
-export type DocumentResourceContents = {
+type DocumentResourceContents = {
   uri: string;
   mimeType: string;
   text: string;

@@ -5,8 +5,8 @@ import { costSchema, outputColumnSchema, paramDeclarationSchema } from "../libra
 import { SOURCE_TIERS } from "../library/source.ts";
 
 /** The shapes a query-library tool's text content can take (SPEC 3.3); the first is the default. */
-export const TEXT_FORMATS = ["markdown", "json"] as const;
-export type TextFormat = (typeof TEXT_FORMATS)[number];
+const TEXT_FORMATS = ["markdown", "json"] as const;
+type TextFormat = (typeof TEXT_FORMATS)[number];
 
 /**
  * A plain string, checked by `resolveFormat`, because SPEC 3.3 fixes the error

@@ -56,7 +56,7 @@ export const queryLibraryGetTool = defineTool({
 });
 
 /** The Markdown a model reads: a `Query Library Entry` key–value block, keys sorted. */
-export function formatLibraryEntry(view: LibraryEntryView): string {
+function formatLibraryEntry(view: LibraryEntryView): string {
   const fields: Record<string, string> = {
     doc_url: view.doc_url,
     id: view.id,

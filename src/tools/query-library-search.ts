@@ -64,7 +64,7 @@ export const queryLibrarySearchTool = defineTool({
 export const STALE_NOTICE = "Served from the bundled snapshot of the default library because the live library is unavailable; it may be stale.";
 
 /** The Markdown a model reads (SPEC 3.1): a table of hits, the source, guidance on a miss, and last a notice when stale. */
-export function formatLibrarySearch(result: LibrarySearchResult): string {
+function formatLibrarySearch(result: LibrarySearchResult): string {
   const rows = result.hits.map(
     (hit) => `| ${hit.id} | ${hit.mutation} | ${hit.required_params.join(", ") || "none"} | ${hit.score.toFixed(1)} | ${tableCell(hit.title)} |`,
   );

@@ -52,7 +52,7 @@ const AskRefusal: FC<{ error: PanelError; query: string }> = ({ error, query }) 
 };
 
 /** The answer text with [n] after each cited span, each linking to its reference, and the references linking to their sections. */
-export const AnswerView: FC<{ answer: SourcedAnswer }> = ({ answer: { answer, sources } }) => {
+const AnswerView: FC<{ answer: SourcedAnswer }> = ({ answer: { answer, sources } }) => {
   if (answer.references.length === 0) {
     return (
       <div>

@@ -1,7 +1,7 @@
 import type { Answer } from "../documents/answer/answer-query.ts";
 
 /** A stretch of an answer and the references (1-based) whose markers follow it. */
-export interface AnswerSegment {
+interface AnswerSegment {
   text: string;
   references: number[];
 }
@@ -33,7 +33,7 @@ export function citedSegments(answer: Answer): AnswerSegment[] {
 }
 
 /** A piece of an answer paragraph: text, or the marker of a reference (1-based). */
-export type AnswerInline = { text: string } | { reference: number };
+type AnswerInline = { text: string } | { reference: number };
 
 /**
  * The answer as paragraphs (its sentences come from different pages, which

@@ -9,7 +9,7 @@ export interface Snippet {
 }
 
 /** How to connect one client: without a key, and with each of the two key headers. */
-export interface ClientSetup {
+interface ClientSetup {
   /** A short id for element ids: `cursor`, `claude-code`. */
   id: string;
   name: string;
@@ -25,7 +25,7 @@ export interface ClientSetup {
 }
 
 /** What the snippets show in place of a key: a person replaces it with the key `npm run keys -- create` printed. */
-export const KEY_PLACEHOLDER = "YOUR_API_KEY";
+const KEY_PLACEHOLDER = "YOUR_API_KEY";
 
 /** A JSON string literal, so a URL is written into JSON snippets correctly whatever it holds. */
 const q = (text: string) => JSON.stringify(text);

@@ -255,7 +255,7 @@ const LibraryTable: FC<{ library: Outcome<ProviderStats[]> }> = ({ library }) =>
  * The caller's answer_query allowance per window, from the same counter the
  * 429 reads. Everything else the server does is free, and says so.
  */
-export const AllowanceCard: FC<{ allowance: Outcome<CallerAllowance> }> = ({ allowance }) => (
+const AllowanceCard: FC<{ allowance: Outcome<CallerAllowance> }> = ({ allowance }) => (
   <div class="card" id="allowance">
     <h3 data-focus tabindex={-1}>
       Your answer_query allowance

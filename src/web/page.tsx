@@ -10,7 +10,7 @@ import type { PanelStates } from "./panel-states.ts";
 import { SearchPanel } from "./search-panel.tsx";
 import { STYLES } from "./styles.ts";
 
-export interface LandingPageProps {
+interface LandingPageProps {
   endpoints: Endpoints;
   overview: OverviewData;
   panels: PanelStates;

@@ -36,7 +36,7 @@ import { type TryRequest, dataSourceFilter, entryParams, readTryRequest, toolArg
 import { webCaller } from "./web-caller.ts";
 
 /** Where the site finds the other transports it points people to. */
-export interface LandingOptions {
+interface LandingOptions {
   /** The MCP endpoint's path. */
   mcpPath: string;
   /**

@@ -3,13 +3,13 @@
 import { queryWords, stem } from "../documents/search/query-text.ts";
 
 /** A piece of a snippet; `hit` pieces are words of the query. */
-export interface SnippetPart {
+interface SnippetPart {
   text: string;
   hit: boolean;
 }
 
 /** About three lines on a desktop, six on a phone: enough to judge a hit, short enough to scan ten. */
-export const SNIPPET_CHARS = 280;
+const SNIPPET_CHARS = 280;
 /** Text kept before the first marked word, so it is read in its sentence. */
 const LEAD_CHARS = 60;
 

@@ -21,7 +21,7 @@ export function webCaller(): MiddlewareHandler<{ Bindings: Env }> {
 }
 
 /** The request as the caller check reads it: the form's key added as one more `?key=`. */
-export function withFormKey(request: Request, key: string | undefined): Request {
+function withFormKey(request: Request, key: string | undefined): Request {
   if (key === undefined) return request;
   const url = new URL(request.url);
   url.searchParams.append("key", key);

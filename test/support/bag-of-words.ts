@@ -4,10 +4,10 @@
 // search and are fused; it says nothing about the quality of any real model.
 
 /** Dimensions of the stand-in's vectors. */
-export const BAG_DIMENSIONS = 64;
+const BAG_DIMENSIONS = 64;
 
 /** Words no page of the default corpus uses, mapped onto words its "revoking API keys" section uses. */
-export const SYNONYMS: Readonly<Record<string, string>> = Object.freeze({
+const SYNONYMS: Readonly<Record<string, string>> = Object.freeze({
   rescind: "revoke",
   rescinding: "revoking",
   passcode: "key",

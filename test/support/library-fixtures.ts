@@ -15,7 +15,7 @@ const emittedFiles = import.meta.glob<EmittedEntry>("../fixtures/stackql-query-l
 const defaultFiles = import.meta.glob<string>("../../corpus/library/**/*.md", { query: "?raw", import: "default", eager: true });
 
 /** The parts of StackQL's emitted per-query JSON the tests compare. */
-export interface EmittedEntry {
+interface EmittedEntry {
   id: string;
   template: string;
   notes?: string;
@@ -27,7 +27,7 @@ function relativeFiles(files: Record<string, string>, prefix: string): { path: s
 }
 
 /** The 31 real entry files, paths relative to queries/ (`aws/s3/buckets-list.md`). */
-export function stackqlFixtureFiles(): { path: string; text: string }[] {
+function stackqlFixtureFiles(): { path: string; text: string }[] {
   return relativeFiles(stackqlFiles, QUERIES);
 }
 

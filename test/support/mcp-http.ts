@@ -4,7 +4,7 @@ import { exports } from "cloudflare:workers";
 
 export const MCP_URL = "https://almanac.test/mcp";
 
-export type Headers = Record<string, string>;
+type Headers = Record<string, string>;
 
 const STREAMABLE_HTTP = { "Content-Type": "application/json", Accept: "application/json, text/event-stream" };
 

@@ -5,7 +5,7 @@ import { app } from "../../src/index.ts";
 import discoveryDocument from "../fixtures/developerknowledge/developerknowledge.v1.json";
 
 /** Google's discovery document for the Developer Knowledge API v1 (a verbatim copy). */
-export const discovery = discoveryDocument;
+const discovery = discoveryDocument;
 
 /** A request to this Worker, with the test environment or some of it changed. */
 export async function rest(path: string, init: RequestInit = {}, vars: Partial<Env> = {}): Promise<Response> {
@@ -24,7 +24,7 @@ export function answerQuery(body: unknown, headers: Record<string, string> = {},
 }
 
 /** A property or parameter of the discovery document, as far as these tests read it. */
-export interface DiscoveryProperty {
+interface DiscoveryProperty {
   type?: string;
   format?: string;
   $ref?: string;

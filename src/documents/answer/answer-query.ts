@@ -93,7 +93,7 @@ export const DEFAULT_ANSWER_WEIGHTS: AnswerWeights = Object.freeze({ ranking: DE
 const PROCEDURAL = /\b(how (do|can|should|would) (i|we|you)|how to|what(?:'s| is) the (command|way|flag|syntax)|command|install|set ?up|configure|connect|enable|disable|add|create|run|write|declare|define)\b/i;
 
 /** A question (SPEC 2.3) and who asks it: the answer draws only on the data sources the viewer sees (visibility.ts); absent, the public ones. */
-export interface AnswerRequest {
+interface AnswerRequest {
   query: string;
   filter?: string;
   viewer?: Viewer;

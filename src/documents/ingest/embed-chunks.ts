@@ -77,7 +77,7 @@ export async function embedChunks(
  * a piece stays near 210 subrequests, inside Workers Paid's 1,000 per
  * invocation (refresh needs Workers Paid; refresh-workflow.ts).
  */
-export const EMBEDDING_PIECE = Object.freeze({ pages: 50, chunks: 200 });
+const EMBEDDING_PIECE = Object.freeze({ pages: 50, chunks: 200 });
 
 /** One piece of `embedStoredPages`: what it did, and the page to carry on after (null: every page is done). */
 export interface EmbeddingPiece extends EmbeddingReport {

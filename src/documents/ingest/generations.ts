@@ -20,7 +20,7 @@ import type { PreparedDocument, Site } from "./prepare-pages.ts";
 export const STALE_RUN_MS = 60 * 60 * 1000;
 
 /** Staged chunks copied by one publishing statement: a few seconds of FTS indexing at most, far inside D1's 30 s per query. */
-export const CHUNKS_PER_PUBLISH_STATEMENT = 5000;
+const CHUNKS_PER_PUBLISH_STATEMENT = 5000;
 
 /** The run's generation is no longer the one being written (a newer run of its base URI started, or it was silent too long). */
 export class AbandonedRunError extends Error {
@@ -211,7 +211,7 @@ class ShrinkRefusedError extends Error {
 }
 
 /** What publishing does beyond the staged pages. */
-export interface PublishOptions {
+interface PublishOptions {
   baseUri: string;
   /** Remove the base URI's pages that are not in the run's manifest. */
   prune: boolean;

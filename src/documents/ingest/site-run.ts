@@ -49,7 +49,7 @@ export interface SiteIngestOptions extends Pick<CrawlOptions, "start" | "fetch" 
  * down: the run fails and the previous pages stay served, rather than a run
  * that kept old text for half the site being reported a success.
  */
-export const FAILING_SITE_SHARE = 0.1;
+const FAILING_SITE_SHARE = 0.1;
 
 /** Throws, naming the first failures, when the run found the site failing (FAILING_SITE_SHARE). */
 export function refuseFailingSite(state: SiteRunState): void {
@@ -144,7 +144,7 @@ export interface SiteRunState {
 }
 
 /** What one piece found, beside the state to carry on from. */
-export interface SitePiece {
+interface SitePiece {
   state: SiteRunState;
   skipped: SkippedUrl[];
   notes: { url: string; note: string }[];

@@ -53,7 +53,7 @@ export async function syncDocuments(
 }
 
 /** How syncDocuments writes. */
-export interface SyncOptions {
+interface SyncOptions {
   prune: boolean;
   /** With prune: a run under half the pages it would replace fails instead (generations.ts, SHRINK_SHARE). */
   refuseShrinking?: boolean;

@@ -18,7 +18,7 @@ export const MAX_LLMS_LINKS = 1_000;
 export const MAX_LLMS_SOURCES = 50;
 
 /** A data source's pages, the first of them listed. */
-export interface ListedSource {
+interface ListedSource {
   dataSource: string;
   pages: number;
   listed: { name: string; title: string; description: string }[];
@@ -27,7 +27,7 @@ export interface ListedSource {
 }
 
 /** The corpus as /llms.txt lists it. */
-export interface CorpusListing {
+interface CorpusListing {
   sources: ListedSource[];
   /** Data sources past the cap, with their page counts. */
   unlisted: { dataSource: string; pages: number }[];
@@ -82,7 +82,7 @@ export async function listCorpusForLlms(db: D1Reader, maxLinks = MAX_LLMS_LINKS,
  *
  * @example markdownPath("documents/dart.dev/language/async") // "/documents/dart.dev/language/async.md"
  */
-export function markdownPath(name: string): string {
+function markdownPath(name: string): string {
   return `/${name}.md`;
 }
 

@@ -14,7 +14,7 @@ import type { D1Reader } from "../../d1/sessions.ts";
 import { cutPoint, splitText, type LineStart } from "./split-text.ts";
 
 /** What a name asks for: a document, optionally one section, and which part (or where to continue). */
-export interface PartName {
+interface PartName {
   document: string;
   anchor?: string;
   /** 1-based. */
@@ -43,7 +43,7 @@ export interface DocumentPart extends Pick<StoredDocument, "uri" | "title" | "de
  *
  * @example parsePartName("documents/go.dev/ref/mod#go-mod-files~2") // { document: "documents/go.dev/ref/mod", anchor: "go-mod-files", part: 2 }
  */
-export function parsePartName(name: string): PartName {
+function parsePartName(name: string): PartName {
   const hash = name.indexOf("#");
   if (hash < 0) return { document: name, part: 1 };
   const fragment = name.slice(hash + 1);

@@ -65,7 +65,7 @@ export async function findDocuments(db: D1Reader, names: readonly string[], view
 }
 
 /** One page of the corpus in name order, for listing it (MCP resources). */
-export interface DocumentListing {
+interface DocumentListing {
   documents: (DocumentSummary & { contentLengthBytes: number })[];
   /** The last name on this page when more follow: list again after it. */
   lastName?: string;

@@ -73,7 +73,7 @@ export interface CandidateQuery {
 const SIZE_STATEMENT: BoundStatement = { sql: "SELECT coalesce((SELECT chunks FROM corpus_statistics WHERE id = 1), 0) AS n", params: [] };
 
 /** The statements that tell how common each stem is in the index and how many chunks it has, for weighing words. */
-export function statisticsStatements(stems: readonly string[]): BoundStatement[] {
+function statisticsStatements(stems: readonly string[]): BoundStatement[] {
   const wanted = stems.slice(0, MAX_BOUND_PARAMETERS);
   const frequencies = {
     sql: wanted.length
@@ -85,7 +85,7 @@ export function statisticsStatements(stems: readonly string[]): BoundStatement[]
 }
 
 /** The best-BM25 chunks (BM25 with `columnWeights`) for the MATCH expression `match` gives (choose-match.ts), within the query's filter. */
-export function candidateStatement(query: CandidateQuery, match: MatchSql, columnWeights: RankingWeights["columnWeights"]): BoundStatement {
+function candidateStatement(query: CandidateQuery, match: MatchSql, columnWeights: RankingWeights["columnWeights"]): BoundStatement {
   const bm25 = `bm25(chunks_fts, ${columnWeights.map(Number).join(", ")})`;
   return query.filter ? filteredCandidates(query, match, query.filter, bm25) : bestCandidates(query, match, bm25);
 }

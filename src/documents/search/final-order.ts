@@ -50,6 +50,6 @@ export function finalOrder(list: readonly Ordered[], samePage: number): Retrieve
  *
  * @example relevanceOf(0.8, 0.5) // 0.4
  */
-export function relevanceOf(ceiling: number, share: number): number {
+function relevanceOf(ceiling: number, share: number): number {
   return Math.round(Math.min(1, Math.max(0, ceiling * share)) * 10_000) / 10_000;
 }

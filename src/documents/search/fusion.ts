@@ -18,7 +18,7 @@
 export const RRF_K = 60;
 
 /** An item and its fused score. */
-export interface Fused<T> {
+interface Fused<T> {
   item: T;
   score: number;
 }

@@ -26,14 +26,14 @@ import type { Ordered } from "./final-order.ts";
  * past it the lexical result goes out, and a person never waits a second
  * longer than search alone would take.
  */
-export const QUERY_EMBEDDING_DEADLINE_MS = 800;
+const QUERY_EMBEDDING_DEADLINE_MS = 800;
 /** How long the vector index may take: Vectorize answers in tens of ms; a D1 scan of D1_SCAN_MAX_CHUNKS takes less (BENCHMARKS.md). */
-export const VECTOR_QUERY_DEADLINE_MS = 1500;
+const VECTOR_QUERY_DEADLINE_MS = 1500;
 /** Vector neighbours fused with the lexical candidates: deep enough to rescue a page BM25 missed, within Vectorize's topK of 100. */
-export const VECTOR_CANDIDATES = 50;
+const VECTOR_CANDIDATES = 50;
 
 /** The query's embedding, or why there is none. */
-export type QueryEmbedding = { vector: Float32Array } | { failed: string };
+type QueryEmbedding = { vector: Float32Array } | { failed: string };
 
 /**
  * Starts embedding the query (timed as `embed`), never rejecting: the
@@ -47,7 +47,7 @@ export function embedQuery(semantic: SemanticSearch, query: string): Promise<Que
 }
 
 /** A chunk the vector index found, with the id of its vector. */
-export interface Neighbour {
+interface Neighbour {
   candidate: Candidate;
   vectorId: string;
 }

@@ -57,19 +57,6 @@ export function queryWords(text: string): string[] {
 }
 
 /**
- * An FTS5 MATCH expression for free text: every term quoted (so `NEAR`, `AND`
- * or `x:y` are only words, and get_documents is the phrase "get documents")
- * and OR-ed, leaving BM25 to rank chunks that match more and rarer terms
- * first. Null when the text has no searchable term.
- *
- * @example ftsQueryFor('"foo* AND (bar NEAR x:y') // '"foo" OR "bar" OR "near" OR "x" OR "y"'
- */
-export function ftsQueryFor(text: string): string | null {
-  const terms = matchTerms(text);
-  return terms.length === 0 ? null : terms.map((term) => term.text).join(" OR ");
-}
-
-/**
  * The alternatives of a query's MATCH expression, each quoted, with the
  * index terms (Porter stems) it reads: one for a word, one per part for an
  * identifier or a camelCase phrase. choose-match.ts chooses among them.

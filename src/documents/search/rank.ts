@@ -78,7 +78,7 @@ function withCamelParts(text: string, lower: string): string {
 }
 
 /** How to find a query's stems and identifiers in a text without stemming all of it (stemFinder). */
-export interface StemFinder {
+interface StemFinder {
   /** Words that begin as one of the query's stems begins; null when the query has no single words. */
   words: RegExp | null;
   identifiers: readonly string[];
@@ -139,7 +139,7 @@ export function queryStemsIn(text: string, finder: StemFinder, cache: Map<string
 }
 
 /** Share of the query's weight that a set of stems covers, 0–1. */
-export function coverageOf(stems: ReadonlySet<string>, terms: readonly WeightedTerm[]): number {
+function coverageOf(stems: ReadonlySet<string>, terms: readonly WeightedTerm[]): number {
   let total = 0;
   let covered = 0;
   for (const term of terms) {

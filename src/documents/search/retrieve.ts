@@ -13,7 +13,7 @@ import { finalOrder, type RetrievedChunk } from "./final-order.ts";
 import { hiddenParam, withVisibility, type Visibility } from "../visibility.ts";
 
 /** The chunks that best answer a query, best first, and the query's words as they were weighed. */
-export interface Retrieval {
+interface Retrieval {
   ranked: RetrievedChunk[];
   terms: WeightedTerm[];
   /** The data sources the query names ("dart", "go"). */
@@ -27,14 +27,14 @@ export interface Retrieval {
  * chunks. Without a visibility nothing is left out (the benchmark's and the
  * evaluation's own corpora); every door passes one.
  */
-export interface RetrievalFilter {
+interface RetrievalFilter {
   source?: string;
   compiled: CompiledFilter | null;
   visibility?: Visibility;
 }
 
 /** What a query asks of the index, worked out from its text alone. */
-export interface RetrievalPlan extends CandidateQuery {
+interface RetrievalPlan extends CandidateQuery {
   /** The query's single words (their stems are `stems`) and its identifiers, for weighing. */
   words: string[];
   identifiers: string[];

@@ -11,7 +11,7 @@ import type { SemanticSearch } from "../../embeddings/semantic-search.ts";
 import { noteTouched, publicViewer, visibilityFor, type Viewer } from "../visibility.ts";
 
 /** A search request after argument validation (SPEC 2.1). */
-export interface SearchRequest {
+interface SearchRequest {
   query: string;
   pageSize?: number;
   pageToken?: string;

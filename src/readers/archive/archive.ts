@@ -6,7 +6,7 @@ import { FetchProblem, type Fetcher, fetchWithin } from "../http.ts";
 import { readTar, type TarEntry } from "./tar.ts";
 
 /** The bounds of one archive read; each is reported by name when it binds. */
-export interface ArchiveLimits {
+interface ArchiveLimits {
   /** Bytes the archive may expand to (every entry, headers included); past it the archive is refused. */
   maxExpandedBytes: number;
   /** Bytes one page may have; a larger page is skipped and reported. */
@@ -56,7 +56,7 @@ export interface ArchivePages {
 }
 
 /** Options of one read. */
-export interface ArchiveReadOptions {
+interface ArchiveReadOptions {
   /** A folder inside the archive (after its top folder) whose pages alone are read. */
   path?: string;
   limits?: ArchiveLimits;
@@ -175,7 +175,7 @@ export async function readArchivePages(body: ReadableStream<Uint8Array>, options
 }
 
 /** Minutes an archive's download may take, body included: a big repository over a slow link, never a stalled one forever. */
-export const ARCHIVE_DOWNLOAD_TIMEOUT_MS = 5 * 60_000;
+const ARCHIVE_DOWNLOAD_TIMEOUT_MS = 5 * 60_000;
 
 /**
  * The body of the archive at `url`, redirects followed (GitHub's archive

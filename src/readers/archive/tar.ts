@@ -26,7 +26,7 @@ export interface TarEntry {
 }
 
 /** An archive that is not a tar, or is cut short; the message says which and where. */
-export class TarFormatError extends Error {
+class TarFormatError extends Error {
   constructor(message: string) {
     super(message);
     this.name = "TarFormatError";
@@ -155,7 +155,7 @@ function paxRecords(body: Uint8Array): Map<string, string> {
 const MAX_METADATA_BYTES = 1024 * 1024;
 
 /** What a caller decides per entry: keep its bytes, or let the reader skip them. */
-export type EntryDecision = "read" | "skip";
+type EntryDecision = "read" | "skip";
 
 /**
  * Reads the tar `stream` entry by entry. For each entry `decide` is called

@@ -29,7 +29,7 @@ export interface SkippedUrl {
 }
 
 /** A page read, or why not; `transient` failures (a timeout, a dropped connection) earn one more try. */
-export type PageOutcome = { page: CrawledPage } | { skipped: SkippedUrl & { transient?: boolean } };
+type PageOutcome = { page: CrawledPage } | { skipped: SkippedUrl & { transient?: boolean } };
 
 /** How pages are read in this run. */
 export interface PageReading {

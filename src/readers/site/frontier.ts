@@ -71,7 +71,7 @@ export class Frontier {
  * Array#shift copies the whole array once it is large (a sitemap index may
  * queue 200,000 URLs), so a crawl of it would be quadratic.
  */
-export class UrlQueue {
+class UrlQueue {
   private keys: string[];
   private head = 0;
 

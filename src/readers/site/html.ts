@@ -39,7 +39,7 @@ export interface HtmlPage {
 export type ContentRule = "content selector" | "main" | "[role=main]" | "article" | "body" | "none";
 
 /** How to read one page. */
-export interface HtmlPageOptions {
+interface HtmlPageOptions {
   /** The URL the page was fetched from: relative links resolve against it. */
   url: string;
   /** Maps an absolute crawled URL onto the public one (`--base-uri`); identity when absent. */
@@ -213,7 +213,7 @@ function hiddenElements(tree: Root): Set<Element> {
 const HIDDEN_BY_STYLE = new RegExp(String.raw`(?:^|;)\s*(?:${HIDING_STYLE})\s*(?:!important)?\s*(?:;|$)`, "i");
 
 /** Hidden from readers: the `hidden` attribute, `aria-hidden="true"`, an inline style that hides it (`display:none`, `opacity:0`…). */
-export function isHidden(element: Element): boolean {
+function isHidden(element: Element): boolean {
   const { hidden, ariaHidden, style } = element.properties;
   if (hidden !== undefined && hidden !== null && hidden !== false) return true;
   if (String(ariaHidden) === "true") return true;

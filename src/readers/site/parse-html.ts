@@ -24,7 +24,7 @@ export const MAX_ELEMENT_DEPTH = 256;
  * bold italic struck through, and its writer's cost grows steeply with the
  * nesting (100 `<em><strong>` took 27 s).
  */
-export const MAX_EMPHASIS_NESTING = 3;
+const MAX_EMPHASIS_NESTING = 3;
 
 /** The tags hast-util-to-mdast turns into emphasis, strong or delete. */
 const EMPHASIS_TAGS = new Set(["em", "i", "strong", "b", "del", "s", "strike"]);

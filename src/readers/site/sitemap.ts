@@ -5,7 +5,7 @@
  */
 
 /** What one sitemap file lists. */
-export interface Sitemap {
+interface Sitemap {
   kind: "urlset" | "index";
   /** Page URLs (urlset) or sitemap URLs (index), in file order. */
   locations: string[];

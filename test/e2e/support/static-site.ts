@@ -25,7 +25,7 @@ export interface StaticSite {
 }
 
 /** A route a test adds: answers the request itself, or returns false to fall through to the folder. */
-export type Route = (request: IncomingMessage, response: ServerResponse, url: URL) => boolean | void;
+type Route = (request: IncomingMessage, response: ServerResponse, url: URL) => boolean | void;
 
 /** Serves `dir` (or only `routes` when dir is null; a route ending in `*` takes every path under it) on 127.0.0.1 at a free port. */
 export async function serveSite(dir: string | null, routes: Record<string, Route> = {}): Promise<StaticSite> {
