@@ -302,7 +302,8 @@ describe("what the server does not serve", () => {
   });
 
   it("refuses the methods of tools ENABLED_TOOLS leaves out with 403 PERMISSION_DENIED", async () => {
-    const vars = { ENABLED_TOOLS: "search_documents" };
+    // Earlier tests in this file spent the anonymous search allowance of this minute: the tool switch is what is tested here.
+    const vars = { ENABLED_TOOLS: "search_documents", QUOTA_PUBLIC_SEARCH_PER_MINUTE: "1000" };
     expect((await rest("/v1/documents:searchDocumentChunks?query=api", {}, vars)).status).toBe(200);
     const refused = await answerQuery({ query: "How do I revoke an API key?" }, {}, vars);
     expect(refused.status).toBe(403);
