@@ -7,7 +7,7 @@
  */
 import { generationOf, STALE_RUN_MS, sweepGenerations } from "../documents/ingest/generations.ts";
 import { claimSource, dueSources, finishRun, listSources, releaseRun, type Source } from "./sources.ts";
-import type { RefreshParams } from "./refresh-workflow.ts";
+import type { RefreshParams } from "./sources.ts";
 import { startPendingRun, sweepPushes } from "./pushes.ts";
 
 /** What one cron event did, by source name. */

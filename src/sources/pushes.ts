@@ -9,7 +9,7 @@
 import { AlmanacError } from "../errors.ts";
 import { RefusalError } from "../http/refusal.ts";
 import type { Push, PushChanges } from "./hooks.ts";
-import type { RefreshParams } from "./refresh-workflow.ts";
+import type { RefreshParams } from "./sources.ts";
 import { claimSource, finishRun } from "./sources.ts";
 
 /** How long a delivery is remembered: GitHub and GitLab sign no time, so their redeliveries are told apart by id for this long. */

@@ -35,12 +35,7 @@ import { embedStoredPages, type EmbeddingPiece } from "../documents/ingest/embed
 import { semanticSearchFor } from "../embeddings/semantic-search.ts";
 import { baseUriOfSource, MIRROR, siteIngestOptions, siteOfSource, stageChangedArchivePages, stageWholeSource } from "./read-source.ts";
 import { recordRunPages, startPendingRun, takePushes } from "./pushes.ts";
-import { claimSource, finishRun, getSource, type RunCounts, type Source } from "./sources.ts";
-
-/** What the cron passes an instance. */
-export interface RefreshParams {
-  source: string;
-}
+import { claimSource, finishRun, getSource, type RefreshParams, type RunCounts, type Source } from "./sources.ts";
 
 /** Page requests one crawl step may start: with robots.txt, sitemaps and D1 batches, within 50 subrequests. */
 export const PAGE_REQUESTS_PER_STEP = 20;

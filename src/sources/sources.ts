@@ -228,3 +228,8 @@ export async function releaseRun(db: D1Database, source: Source, why: string, no
   await abandonGeneration(db, source.runId);
   await finishRun(db, source.name, source.runId, { outcome: "failed", error: why }, now, now);
 }
+
+/** What a refresh Workflow instance is started with (by the cron, a push or the CLI): the source it refreshes. */
+export interface RefreshParams {
+  source: string;
+}
