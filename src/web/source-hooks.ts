@@ -8,6 +8,7 @@ import { deriveHookSecret, hookKeyProblem } from "../sources/hook-secrets.ts";
 import { HOOK_PROVIDERS, MAX_HOOK_BODY_BYTES, readHookRequest, type HookProvider } from "../sources/hooks.ts";
 import { acceptPush } from "../sources/pushes.ts";
 import { getSource, type Source } from "../sources/sources.ts";
+import { concatBytes } from "../text/bytes.ts";
 
 /** The webhook route, to mount at the root. */
 export function sourceHooksSite(): Hono<{ Bindings: Env }> {
@@ -62,13 +63,7 @@ async function readBody(request: Request): Promise<Uint8Array> {
       chunks.push(value);
     }
   }
-  const body = new Uint8Array(size);
-  let at = 0;
-  for (const chunk of chunks) {
-    body.set(chunk, at);
-    at += chunk.byteLength;
-  }
-  return body;
+  return concatBytes(chunks, size);
 }
 
 /**
