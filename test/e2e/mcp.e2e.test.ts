@@ -151,7 +151,7 @@ describe("answer_query", () => {
       references: string[];
       citations: { startIndex: number; endIndex: number; sources: { referenceIndex: number }[] }[];
     };
-    expect(answer.answerText).toContain("Only `answer_query` consumes quota");
+    expect(answer.answerText).toContain("`answer_query` consumes the answer quota");
     expect(answer.references.length).toBeGreaterThan(0);
     const bytes = new TextEncoder().encode(answer.answerText);
     for (const citation of answer.citations) {
