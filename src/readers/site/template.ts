@@ -16,8 +16,11 @@ const MIN_PAGES = 4;
 /** A block is navigation when at least this share of its pieces is template (the rest: this page's and its neighbours' titles). */
 const BLOCK_TEMPLATE_SHARE = 0.5;
 
-/** Counts kept between a run's pieces: the most repeated only, so the state stays small. */
+/** Counts kept between a run's pieces: the most repeated only, so the state stays small (a Workflow step's result is at most 1 MiB). */
 const KEPT_COUNTS = 400;
+
+/** A piece is compared by its first characters: enough to tell pieces apart, and 400 of them stay under 100 KB. */
+const PIECE_CHARS = 200;
 
 /** What a run carries of the template between its pieces: plain JSON. */
 export interface TemplateState {
@@ -73,7 +76,7 @@ export class SiteTemplate {
   }
 
   private isBanner(block: string): boolean {
-    return this.pages >= MIN_PAGES && block.startsWith("# ") && !block.includes("\n") && (this.counts.get(plainWords(block)) ?? 0) >= this.floor();
+    return this.pages >= MIN_PAGES && block.startsWith("# ") && !block.includes("\n") && (this.counts.get(plainWords(block).slice(0, PIECE_CHARS)) ?? 0) >= this.floor();
   }
 
   private floor(): number {
@@ -131,7 +134,7 @@ function piecesOf(block: string): string[] {
   // A run of links (a breadcrumb, a menu) is compared link by link; prose that links a few words, line by line.
   const linked = links.length > 1 && links.join("").length * 2 >= plainWords(block).length;
   const raw = table ? lines.flatMap((line) => line.split(/(?<!\\)\|/)) : linked ? links : lines;
-  return raw.map(plainWords).filter((piece) => piece.length > 1);
+  return raw.map((piece) => plainWords(piece).slice(0, PIECE_CHARS)).filter((piece) => piece.length > 1);
 }
 
 function plainWords(text: string): string {
