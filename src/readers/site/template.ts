@@ -49,8 +49,10 @@ export class SiteTemplate {
 
   /**
    * The page without the template blocks at its top and bottom, where a
-   * site puts its navigation; a block in the middle, or a heading, is the
-   * article's. A page that would be left empty is kept as it was.
+   * site puts its navigation; a block in the middle is the article's, and so
+   * is a heading, unless it is a title every page repeats at the top or
+   * heads nothing once the bottom's navigation is gone. A page that would be
+   * left empty is kept as it was.
    */
   strip(markdown: string, ownUrl?: string): { markdown: string; stripped: boolean } {
     const blocks = blocksOf(markdown);
