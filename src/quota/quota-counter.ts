@@ -130,25 +130,22 @@ export class QuotaCounter extends DurableObject<Env> {
   }
 
   private storeCalls(kind: CallKind, window: WindowCount): void {
-    this.ctx.storage.sql.exec(
-      `INSERT INTO call_windows (name, start_ms, count) VALUES (?, ?, ?)
-       ON CONFLICT (name) DO UPDATE SET start_ms = excluded.start_ms, count = excluded.count`,
-      kind,
-      window.start,
-      window.count,
-    );
+    this.writeWindow("call_windows", kind, window);
   }
 
   private store(windows: StoredWindows): void {
     this.ensureSchema();
-    for (const [window, held] of Object.entries(windows) as [WindowName, { start: number; count: number }][]) {
-      this.ctx.storage.sql.exec(
-        `INSERT INTO answer_windows (name, start_ms, count) VALUES (?, ?, ?)
-         ON CONFLICT (name) DO UPDATE SET start_ms = excluded.start_ms, count = excluded.count`,
-        window,
-        held.start,
-        held.count,
-      );
-    }
+    for (const [window, held] of Object.entries(windows) as [WindowName, { start: number; count: number }][]) this.writeWindow("answer_windows", window, held);
+  }
+
+  /** One window's start and count, written over the last (both tables have the same columns). */
+  private writeWindow(table: "answer_windows" | "call_windows", name: string, window: { start: number; count: number }): void {
+    this.ctx.storage.sql.exec(
+      `INSERT INTO ${table} (name, start_ms, count) VALUES (?, ?, ?)
+       ON CONFLICT (name) DO UPDATE SET start_ms = excluded.start_ms, count = excluded.count`,
+      name,
+      window.start,
+      window.count,
+    );
   }
 }
