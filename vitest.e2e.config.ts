@@ -6,9 +6,13 @@ export default defineConfig({
   test: {
     include: ["test/e2e/**/*.e2e.test.ts"],
     globalSetup: ["./test/e2e/support/global-setup.ts"],
-    testTimeout: 60_000,
+    // Generous: a test that starts servers of its own shares 2 cores with another file.
+    testTimeout: 180_000,
     hookTimeout: 180_000,
-    // The files share one server; running them one after another keeps timings honest on 2 cores.
-    fileParallelism: false,
+    // Two files at a time: much of a file's time is spent waiting on a server or a CLI it started.
+    // Files that share the global server's state only add keys to it, and CLI commands on one state
+    // folder take turns (cli/state-lock.ts).
+    fileParallelism: true,
+    maxWorkers: 2,
   },
 });

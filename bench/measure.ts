@@ -3,7 +3,7 @@
 // interleaved with the same SQL on the raw SQLite file.
 import { readdir, stat } from "node:fs/promises";
 import { join } from "node:path";
-import { applyLocalMigrations, withLocalEnv } from "../cli/local-env.ts";
+import { withMigratedLocalEnv } from "../cli/local-env.ts";
 import { ingestDocsFolder } from "../cli/ingest-docs.ts";
 import { progressPrinter } from "../cli/progress.ts";
 import { DEFAULT_CORPUS } from "../src/documents/default-corpus.ts";
@@ -100,7 +100,6 @@ export async function startServerRetrying(extraArgs: string[], stateDir: string,
 /** Measures one corpus in the fresh state folder `stateDir`. */
 export async function measureCorpus(corpus: BenchCorpus, stateDir: string, options: { repetitions: number; log: (line: string) => void }): Promise<CorpusSamples> {
   const { log, repetitions } = options;
-  applyLocalMigrations(stateDir);
   const samples: CorpusSamples = {
     label: corpus.label,
     pages: 0,
@@ -125,7 +124,7 @@ export async function measureCorpus(corpus: BenchCorpus, stateDir: string, optio
   const kind = (name: string) => (samples.searchByKind[name] ??= { server: [], tool: [], raw: [] });
 
   let names: string[] = [];
-  await withLocalEnv(stateDir, async (env) => {
+  await withMigratedLocalEnv(stateDir, async (env) => {
     await ingestDocsFolder(env.DB, DEFAULT_CORPUS.dir, siteFor(DEFAULT_CORPUS.baseUri), { prune: false });
     for (const site of corpus.sites) {
       const progress = progressPrinter(`bench: ingest ${corpus.label}`);

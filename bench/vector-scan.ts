@@ -9,7 +9,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
-import { applyLocalMigrations, withLocalEnv } from "../cli/local-env.ts";
+import { withMigratedLocalEnv } from "../cli/local-env.ts";
 import { planBatches } from "../src/d1/batches.ts";
 import { d1VectorIndex, encodeVector } from "../src/embeddings/d1-index.ts";
 import { normalise } from "../src/embeddings/embedder.ts";
@@ -81,8 +81,7 @@ async function main(): Promise<void> {
   const queries = Number(values.queries);
   const stateDir = await mkdtemp(join(tmpdir(), "almanac-vector-scan-"));
   try {
-    applyLocalMigrations(stateDir);
-    await withLocalEnv(stateDir, async (env) => {
+    await withMigratedLocalEnv(stateDir, async (env) => {
       console.log(`| chunks | dimensions | median query (ms) | slowest (ms) | the same pages without vectors (ms) | dot products alone (ms) |`);
       console.log(`|---|---|---|---|---|---|`);
       let filled = 0;

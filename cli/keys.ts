@@ -5,7 +5,7 @@ import { createApiKey, listApiKeys, revokeApiKey, setKeyAudiences } from "../src
 import { AUDIENCE_OPTIONS, audienceOption } from "./audience-option.ts";
 import { parseWholeNumber, tierCallLimit, tierLimits } from "../src/quota/limits.ts";
 import { withEnv } from "./env.ts";
-import { DEFAULT_STATE_DIR } from "./local-env.ts";
+import { DEFAULT_STATE_DIR, retriedWhileLocked } from "./local-env.ts";
 import { runCli, UsageError } from "./run-cli.ts";
 
 const USAGE = `usage:
@@ -41,7 +41,9 @@ async function main(argv: string[]): Promise<void> {
   });
   if (values.help) return console.log(USAGE);
   const [command, ...rest] = positionals;
-  const run = <T>(work: (env: Env) => Promise<T>): Promise<T> => withEnv({ remote: values.remote, persistTo: values["persist-to"] }, work);
+  // Every command is one statement, so a local one is simply repeated when `npm start` held the lock.
+  const run = <T>(work: (env: Env) => Promise<T>): Promise<T> =>
+    withEnv({ remote: values.remote, persistTo: values["persist-to"] }, (env) => (values.remote ? work(env) : retriedWhileLocked(() => work(env))));
 
   if (command === "create") {
     if (rest.length > 0) throw new UsageError(`create takes no positional arguments (got ${rest.join(" ")})`);

@@ -1,11 +1,12 @@
 // Local Cloudflare bindings for the CLI: the same D1/KV state `wrangler dev` serves.
 import { spawnSync } from "node:child_process";
-import { existsSync, readdirSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { getPlatformProxy } from "wrangler";
 import { type RawConfig, withDerivedConfig } from "./derived-config.ts";
+import { withStateLock } from "./state-lock.ts";
 
 /** Where local state lives; `wrangler dev --persist-to` takes the same folder. */
 export const DEFAULT_STATE_DIR = ".wrangler/state";
@@ -22,42 +23,75 @@ export function wrangler(args: string[], options: { quiet?: boolean } = {}): voi
   }
 }
 
-/** Applies the D1 migrations to the local database; already-applied ones are skipped by wrangler. */
-export function applyLocalMigrations(stateDir: string): void {
-  wrangler(["d1", "migrations", "apply", "DB", "--local", "--persist-to", stateDir], { quiet: true });
+/** Where wrangler records applied migrations (its default `migrations_table`), so `wrangler d1 migrations apply` agrees with us. */
+const MIGRATIONS_TABLE = "d1_migrations";
+
+/**
+ * Applies the migrations in migrations/ that the local database lacks, in name order,
+ * each in one batch (one transaction) with its record in wrangler's table, as
+ * `wrangler d1 migrations apply --local` would. In this process, because wrangler's
+ * step costs a process and a workerd start of its own (about 10 s of CPU) on every
+ * fresh state folder.
+ */
+export async function applyLocalMigrations(db: D1Database): Promise<void> {
+  const pending = (await pendingMigrations(db)).sort();
+  for (const name of pending) {
+    // D1's local engine runs every statement of a prepared multi-statement script.
+    const script = readFileSync(join("migrations", name), "utf8");
+    try {
+      await db.batch([db.prepare(script), db.prepare(`INSERT INTO ${MIGRATIONS_TABLE} (name) VALUES (?)`).bind(name)]);
+    } catch (error) {
+      throw new Error(`migration ${name} failed on the local database: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  }
 }
 
 /**
- * Whether the local database has every migration in migrations/: wrangler records the
- * ones it applied by file name in its d1_migrations table (absent in a fresh state folder).
+ * The migration files not yet recorded as applied. Only reads when none is pending,
+ * so a CLI run beside a serving `npm start` does not write to the database it shares.
  */
-async function hasEveryMigration(db: D1Database): Promise<boolean> {
+async function pendingMigrations(db: D1Database): Promise<string[]> {
   const files = readdirSync("migrations").filter((name) => name.endsWith(".sql"));
-  try {
-    const { results } = await db.prepare("SELECT name FROM d1_migrations").all<{ name: string }>();
-    const applied = new Set(results.map((row) => row.name));
-    return files.every((name) => applied.has(name));
-  } catch {
-    return false;
+  const { results: table } = await db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name = ?").bind(MIGRATIONS_TABLE).all();
+  if (table.length === 0) {
+    await db.prepare(`CREATE TABLE ${MIGRATIONS_TABLE}(
+    id         INTEGER PRIMARY KEY AUTOINCREMENT,
+    name       TEXT UNIQUE,
+    applied_at TIMESTAMP DEFAULT CURRENT_TIMESTAMP NOT NULL
+  )`).run();
+    return files;
   }
+  const { results } = await db.prepare(`SELECT name FROM ${MIGRATIONS_TABLE}`).all<{ name: string }>();
+  const applied = new Set(results.map((row) => row.name));
+  return files.filter((name) => !applied.has(name));
 }
 
 /**
- * withLocalEnv on a migrated database. Asking wrangler to apply the migrations costs a
- * process and a workerd start of its own (seconds) even when none is pending, so it is
- * asked only when the database lacks one.
+ * Runs `write` again, up to five more times with a growing pause, when the local database
+ * was locked: a serving `npm start` reads and writes the same file from another process,
+ * and workerd's SQLite does not wait for a lock. For one statement (or one batch) only,
+ * which SQLite applies whole or not at all; never for a run of many (an ingestion).
  */
-export async function withMigratedLocalEnv<T>(stateDir: string, work: (env: Env) => Promise<T>): Promise<T> {
-  // A state folder without a D1 database yet needs them all: no need to ask it first.
-  if (!existsSync(join(resolve(stateDir), "v3", "d1"))) {
-    applyLocalMigrations(stateDir);
-    return withLocalEnv(stateDir, work);
+export async function retriedWhileLocked<T>(write: () => Promise<T>): Promise<T> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await write();
+    } catch (error) {
+      // A lock lost while D1 commits surfaces as "Failed to get session commit token"; the write did not land.
+      if (attempt >= 5 || !/SQLITE_BUSY|database is locked|session commit token/.test(String(error))) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 100 * 2 ** attempt * (1 + Math.random())));
+    }
   }
-  const unmigrated = Symbol("unmigrated");
-  const result = await withLocalEnv(stateDir, async (env) => ((await hasEveryMigration(env.DB)) ? { done: await work(env) } : unmigrated));
-  if (result !== unmigrated) return result.done;
-  applyLocalMigrations(stateDir);
-  return withLocalEnv(stateDir, work);
+}
+
+/** withLocalEnv on a database with every migration applied, holding the state folder's lock while it works. */
+export function withMigratedLocalEnv<T>(stateDir: string, work: (env: Env) => Promise<T>): Promise<T> {
+  return withLocalEnv(stateDir, (env) =>
+    withStateLock(stateDir, async () => {
+      await retriedWhileLocked(() => applyLocalMigrations(env.DB));
+      return work(env);
+    }),
+  );
 }
 
 /**

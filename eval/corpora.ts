@@ -13,7 +13,7 @@ import { ingestArchive } from "../cli/ingest-archive.ts";
 import { ingestDocsFolder, type Connect } from "../cli/ingest-docs.ts";
 import { ingestLlms } from "../cli/ingest-llms.ts";
 import { userAgent } from "../cli/ingest-site.ts";
-import { applyLocalMigrations, withLocalEnv } from "../cli/local-env.ts";
+import { withLocalEnv, withMigratedLocalEnv } from "../cli/local-env.ts";
 import type { EvalCorpus } from "./questions.ts";
 import type { SemanticSearch } from "../src/embeddings/semantic-search.ts";
 import { packageFolder, packageVersion, serveFolder, type ServedSite } from "./debian-site.ts";
@@ -68,8 +68,7 @@ export async function withCorpora<T>(corpora: readonly EvalCorpus[], work: (env:
       await cp(cached, scratch, { recursive: true });
       return await withLocalEnv(scratch, (env) => work(env, context));
     }
-    applyLocalMigrations(scratch);
-    const result = await withLocalEnv(scratch, async (env) => {
+    const result = await withMigratedLocalEnv(scratch, async (env) => {
       const all: EvalCorpus[] = corpora.some((corpus) => "baseUri" in corpus && corpus.baseUri === DEFAULT_CORPUS.baseUri)
         ? [...corpora]
         : [...corpora, { dir: DEFAULT_CORPUS.dir, baseUri: DEFAULT_CORPUS.baseUri }];

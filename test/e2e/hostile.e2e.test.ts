@@ -4,7 +4,6 @@
 // a prompt answer that is not a 5xx and not an empty 200, and the server must
 // keep serving afterwards. (Upgrade is not generated: Node's fetch will not
 // send it; test/mcp/hardening.test.ts covers it.)
-import { spawnSync } from "node:child_process";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 
@@ -248,9 +247,7 @@ describe("echoes and sessions on the real server", () => {
     const session = await openSession();
     const inSession = (headers: Record<string, string>, method = "POST") =>
       fetch(mcpUrl, { method, headers: { ...JSON_HEADERS, "Mcp-Session-Id": session, "MCP-Protocol-Version": "2025-11-25", ...headers }, body: method === "POST" ? JSON.stringify({ jsonrpc: "2.0", id: 1, method: "ping" }) : undefined });
-    const run = spawnSync(process.execPath, ["cli/keys.ts", "create", "--label", "hostile-other", "--persist-to", inject("stateDir")], { encoding: "utf8", timeout: 120_000 });
-    const otherKey = run.stdout.trim().split("\n").pop() ?? "";
-    expect(otherKey, `${run.stdout}${run.stderr}`).toMatch(/^alm_/);
+    const otherKey = inject("sharedKeys")["hostile-other"];
     // The session was opened anonymously: the holder of a valid key is another caller.
     expect((await inSession({ Authorization: `Bearer ${otherKey}` })).status).toBe(404);
     expect((await inSession({ Authorization: `Bearer ${otherKey}` }, "DELETE")).status).toBe(404);

@@ -50,7 +50,7 @@ describe.skipIf(process.platform === "win32")("the ingest CLI killed with SIGKIL
     const workerd = await new Promise<number[]>((resolve, reject) => {
       const timer = setTimeout(() => reject(new Error(`workerd never started:\n${output}`)), 60_000);
       const look = () => {
-        // getPlatformProxy's workerd is the CLI's own child (wrangler's migration step runs one of its own, one level down).
+        // getPlatformProxy's workerd is the CLI's own child.
         const running = children(cli.pid ?? 0).filter((pid) => /workerd serve /.test(commandOf(pid)));
         // Killed while it writes, as the probe found it: a workerd that has its config and is busy.
         if (running.length > 0 && /writing \d+ pages/.test(output)) {

@@ -3,7 +3,6 @@
 // and phone widths, and without JavaScript at all. It reads what is on the
 // screen: figures, results, the answer's citations, rendered SQL, validation
 // errors, the spent-quota message, and what each copy button copied.
-import { spawnSync } from "node:child_process";
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -11,7 +10,6 @@ import { type Browser, type BrowserContext, type Page, chromium } from "playwrig
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 
 const serverUrl = inject("serverUrl");
-const stateDir = inject("stateDir");
 /** .ci/run installs Debian's chromium; elsewhere set CHROMIUM_PATH. */
 const chromiumPath = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 const hasChromium = existsSync(chromiumPath);
@@ -29,16 +27,8 @@ const PHONE = { width: 390, height: 844 };
 const QUESTION = "How is the answer_query quota counted?";
 const INTENT = "list repositories in a github organization";
 
-/** `npm run keys -- create …` against the running server's state; returns the key. */
-function createKey(label: string, answerPerDay: number): string {
-  const run = spawnSync(process.execPath, ["cli/keys.ts", "create", "--label", label, "--answer-per-day", String(answerPerDay), "--persist-to", stateDir], {
-    encoding: "utf8",
-    timeout: 120_000,
-  });
-  const key = run.stdout.trim().split("\n").pop() ?? "";
-  expect(key, `${run.stdout}${run.stderr}`).toMatch(/^alm_[A-Za-z0-9_-]{43}$/);
-  return key;
-}
+/** Keys made for this file before the files ran (global-setup.ts SHARED_KEYS), by label. */
+const keys = inject("sharedKeys");
 
 async function screenshot(page: Page, name: string): Promise<void> {
   const path = join(shotsDir, name);
@@ -174,7 +164,7 @@ describe.skipIf(!hasChromium)(hasChromium ? "the landing page in Chromium" : `th
     await expect.poll(() => page.locator("#search h4").textContent()).toBe("Results 1–5 for “rotate an API key”");
 
     // Ask, with a key: the answer's markers link to its references, and the allowance box follows.
-    const key = createKey("landing-desktop", 5);
+    const key = keys["landing-desktop"];
     await page.locator("#api-key").fill(key);
     await page.getByRole("button", { name: "Show this key's allowance" }).click();
     await expect.poll(() => page.locator("#allowance p").first().textContent()).toMatch(/^API key "landing-desktop"/);
@@ -222,7 +212,7 @@ describe.skipIf(!hasChromium)(hasChromium ? "the landing page in Chromium" : `th
     const page = await context.newPage();
     const errors = watchConsole(page);
     await page.goto(serverUrl);
-    await page.locator("#api-key").fill(createKey("landing-spent", 1));
+    await page.locator("#api-key").fill(keys["landing-spent"]);
     await page.locator("#ask-query").fill(QUESTION);
     await page.getByRole("button", { name: "Ask", exact: true }).click();
     await expect.poll(() => page.locator("#ask h4").first().textContent()).toBe("Answer");
@@ -248,7 +238,7 @@ describe.skipIf(!hasChromium)(hasChromium ? "the landing page in Chromium" : `th
     await page.goto(serverUrl);
     // Nothing is wider than the screen except inside its own scrolling box.
     expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(PHONE.width);
-    await tryEveryPanel(page, createKey("landing-phone", 5));
+    await tryEveryPanel(page, keys["landing-phone"]);
     expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(PHONE.width);
     await screenshot(page, "phone.png");
     expect(errors).toEqual([]);
@@ -267,7 +257,7 @@ describe.skipIf(!hasChromium)(hasChromium ? "the landing page in Chromium" : `th
     await page.waitForURL(/\/try\/search\?query=connect\+Cursor#search$/);
     await expect(page.locator("#search h5").first().textContent()).resolves.toBe("Connecting Cursor to Almanac");
 
-    const key = createKey("landing-no-js", 1);
+    const key = keys["landing-no-js"];
     await page.locator("#api-key").fill(key);
     await page.locator("#ask-query").fill(QUESTION);
     const answered = page.waitForResponse((response) => response.url().endsWith("/try/ask"));

@@ -1,7 +1,6 @@
 // The two doors of one server agree: the MCP SDK client and Google's REST
 // client get the same chunks in the same order, the same pages, and the same
 // answers with the same references and citations.
-import { spawnSync } from "node:child_process";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { google, type developerknowledge_v1 } from "googleapis";
@@ -23,9 +22,7 @@ let mcp: Client;
 let rest: developerknowledge_v1.Developerknowledge;
 
 beforeAll(async () => {
-  const run = spawnSync(process.execPath, ["cli/keys.ts", "create", "--label", "agreement-e2e", "--answer-per-minute", "100", "--persist-to", inject("stateDir")], { encoding: "utf8", timeout: 120_000 });
-  expect(run.status, run.stderr).toBe(0);
-  const key = run.stdout.trim().split("\n").pop() ?? "";
+  const key = inject("sharedKeys")["agreement-e2e"];
   mcp = new Client({ name: "agreement-e2e", version: "1.0.0" });
   await mcp.connect(new StreamableHTTPClientTransport(new URL("/mcp", serverUrl), { requestInit: { headers: { "X-Goog-Api-Key": key } } }));
   rest = google.developerknowledge({ version: "v1", rootUrl: `${serverUrl}/`, auth: key });

@@ -1,19 +1,12 @@
 // Google's own Node client for the Developer Knowledge API (googleapis,
 // developerknowledge v1), unmodified but for rootUrl, against the real dev server.
-import { spawnSync } from "node:child_process";
 import { google, type developerknowledge_v1 } from "googleapis";
 import { beforeAll, describe, expect, inject, it } from "vitest";
 import { awayFromMinuteEnd } from "../support/clock.ts";
 
 const serverUrl = inject("serverUrl");
-const stateDir = inject("stateDir");
-
-/** `npm run keys -- create …` against the running server's state; returns the key. */
-function createKey(args: string[]): string {
-  const run = spawnSync(process.execPath, ["cli/keys.ts", "create", ...args, "--persist-to", stateDir], { encoding: "utf8", timeout: 120_000 });
-  expect(run.status, `${run.stdout}${run.stderr}`).toBe(0);
-  return run.stdout.trim().split("\n").pop() ?? "";
-}
+/** Keys made for this file before the files ran (global-setup.ts SHARED_KEYS). */
+const keys = inject("sharedKeys");
 
 /** The client exactly as Google documents it, pointed at Almanac. */
 function developerKnowledge(auth?: string): developerknowledge_v1.Developerknowledge {
@@ -35,7 +28,7 @@ async function refusal(call: Promise<unknown>): Promise<{ status: number; error:
 let client: developerknowledge_v1.Developerknowledge;
 
 beforeAll(() => {
-  client = developerKnowledge(createKey(["--label", "googleapis-e2e", "--answer-per-minute", "100"]));
+  client = developerKnowledge(keys["googleapis-e2e"]);
 });
 
 describe("googleapis developerknowledge v1 against npm start", () => {
@@ -122,7 +115,7 @@ describe("googleapis developerknowledge v1 against npm start", () => {
   });
 
   it("surfaces a spent quota as 429 RESOURCE_EXHAUSTED with Retry-After, while search keeps working", async () => {
-    const limited = developerKnowledge(createKey(["--label", "googleapis-quota", "--answer-per-minute", "1"]));
+    const limited = developerKnowledge(keys["googleapis-quota"]);
     // After the key: making it takes seconds, and both calls must fall in one minute.
     await awayFromMinuteEnd();
     expect((await limited.v1.answerQuery({ requestBody: { query: "What is Almanac?" } })).status).toBe(200);

@@ -1,4 +1,6 @@
 import type { TestProject } from "vitest/node";
+import { withMigratedLocalEnv } from "../../../cli/local-env.ts";
+import { createApiKey } from "../../../src/auth/key-store.ts";
 import { startServer, type RunningServer } from "./harness.ts";
 
 let server: RunningServer | undefined;
@@ -15,6 +17,24 @@ const SHARED_PUBLIC_ANSWERS = "1000";
 /** For the same reason, the sessions every file's clients open count as one caller's: room for all of them. */
 const SHARED_SESSIONS = "100000";
 
+/**
+ * The keys files on the shared server use, by label, written before any file runs. Files run two
+ * at a time, and a key written into the server's local database while another file's requests are
+ * served can fail those requests (two processes on one SQLite file; see cli/local-env.ts).
+ */
+const SHARED_KEYS = {
+  "googleapis-e2e": { answerPerMinute: 100 },
+  "googleapis-quota": { answerPerMinute: 1 },
+  "agreement-e2e": { answerPerMinute: 100 },
+  "hostile-other": {},
+  "landing-desktop": { answerPerDay: 5 },
+  "landing-spent": { answerPerDay: 1 },
+  "landing-phone": { answerPerDay: 5 },
+  "landing-no-js": { answerPerDay: 1 },
+} satisfies Record<string, { answerPerMinute?: number; answerPerDay?: number }>;
+
+type SharedKeyLabel = keyof typeof SHARED_KEYS;
+
 /** One server for every e2e file, with the conformance suite's test tool enabled. */
 export async function setup(project: TestProject): Promise<void> {
   server = await startServer([
@@ -27,8 +47,16 @@ export async function setup(project: TestProject): Promise<void> {
     "--var",
     `MCP_SESSIONS_PER_CALLER:${SHARED_SESSIONS}`,
   ]);
+  const stateDir = server.stateDir;
+  const keys = await withMigratedLocalEnv(stateDir, async (env) => {
+    const created: Partial<Record<SharedKeyLabel, string>> = {};
+    for (const [label, limits] of Object.entries(SHARED_KEYS) as [SharedKeyLabel, { answerPerMinute?: number; answerPerDay?: number }][]) {
+      created[label] = (await createApiKey(env.DB, { label, ...limits })).key;
+    }
+    return created as Record<SharedKeyLabel, string>;
+  });
   project.provide("serverUrl", server.url);
-  project.provide("stateDir", server.stateDir);
+  project.provide("sharedKeys", keys);
 }
 
 export async function teardown(): Promise<void> {
@@ -38,7 +66,7 @@ export async function teardown(): Promise<void> {
 declare module "vitest" {
   export interface ProvidedContext {
     serverUrl: string;
-    /** The server's local state folder, for `npm run keys -- … --persist-to` while it runs. */
-    stateDir: string;
+    /** Keys on the shared server, by label (SHARED_KEYS). */
+    sharedKeys: Record<SharedKeyLabel, string>;
   }
 }
