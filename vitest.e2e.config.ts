@@ -10,8 +10,8 @@ export default defineConfig({
     testTimeout: 180_000,
     hookTimeout: 180_000,
     // Two files at a time: much of a file's time is spent waiting on a server or a CLI it started.
-    // Files that share the global server's state only add keys to it, and CLI commands on one state
-    // folder take turns (cli/state-lock.ts).
+    // Nothing writes to the shared server's state once files run (its keys are made in global-setup.ts),
+    // and CLI commands on one state folder take turns (cli/state-lock.ts).
     fileParallelism: true,
     maxWorkers: 2,
   },
