@@ -63,7 +63,7 @@ export async function chargeCalls(env: QuotaEnv, caller: Caller, kind: CallKind,
 /** What each kind of call is called in a refusal. */
 const CALL_NOUNS: Record<CallKind, { one: string; many: string; tools: string }> = {
   search: { one: "search", many: "searches", tools: "search_documents, searchDocumentChunks and the search panel" },
-  get: { one: "get", many: "gets", tools: "get_documents, documents.get, batchGet and resources/read" },
+  get: { one: "get", many: "gets", tools: "get_documents, documents.get, batchGet, resources/read, /llms.txt and the pages' Markdown" },
 };
 
 /**

@@ -63,7 +63,7 @@ export function tierLimits(env: QuotaConfig, tier: KeyTier): AnswerLimits {
   return { perMinute: configuredLimit(env, variables.perMinute), perDay: configuredLimit(env, variables.perDay) };
 }
 
-/** The calls counted per minute beside answer_query: searches (search_documents, searchDocumentChunks, the search panel) and gets (get_documents, documents.get, batchGet). */
+/** The calls counted per minute beside answer_query: searches (search_documents, searchDocumentChunks, the search panel) and gets (get_documents, resources/read, documents.get, batchGet, /llms.txt, a page's Markdown). */
 export type CallKind = "search" | "get";
 
 const CALL_VARIABLES: Record<CallKind, Record<KeyTier, QuotaVariable>> = {

@@ -1,12 +1,9 @@
 // POST /v1:answerQuery: answer_query for Google's client, charged to the same
 // per-caller quota.
-import { readSession } from "../d1/sessions.ts";
 import type { Context, MiddlewareHandler } from "hono";
 import { bodyLimit } from "hono/body-limit";
-import { answerWithSources } from "../documents/answer/answer-query.ts";
+import { retrievalFor } from "../documents/retrieval.ts";
 import { compileFilter } from "../documents/search/filter.ts";
-import { semanticSearchFor } from "../embeddings/semantic-search.ts";
-import { findContentLengths } from "../documents/read/stored-documents.ts";
 import { AlmanacError } from "../errors.ts";
 import { checkedArguments } from "../http/arguments.ts";
 import { answerQuota } from "../http/answer-quota.ts";
@@ -116,10 +113,8 @@ export function restAnswerQuota(): MiddlewareHandler<{ Bindings: Env }> {
 /** The grounded answer answer_query gives, with each reference as the chunk it draws on. */
 export async function answerQuery(c: Context<{ Bindings: Env }>): Promise<Response> {
   const { request, system } = c.get("answerQueryRequest");
-  // One read session (the nearest replica) for the request's reads, each seeing what the one before saw.
-  const db = readSession(c.env.DB);
-  const viewer = c.get("viewer");
-  const sourced = await answerWithSources(db, { ...request, viewer }, undefined, semanticSearchFor(c.env));
-  const contentLengths = await findContentLengths(db, sourced.answer.references, viewer);
+  const retrieval = retrievalFor(c.env, { viewer: c.get("viewer") });
+  const sourced = await retrieval.answer(request);
+  const contentLengths = await retrieval.contentLengths(sourced.answer.references);
   return respond(c, system, answerResponse(sourced, contentLengths));
 }

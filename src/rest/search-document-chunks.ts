@@ -1,10 +1,8 @@
 // GET /v1/documents:searchDocumentChunks: search_documents for Google's client.
-import { readSession } from "../d1/sessions.ts";
 import type { Context } from "hono";
 import { resultBudget } from "../config.ts";
-import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, searchDocuments } from "../documents/search/search-documents.ts";
-import { findContentLengths } from "../documents/read/stored-documents.ts";
-import { semanticSearchFor } from "../embeddings/semantic-search.ts";
+import { retrievalFor } from "../documents/retrieval.ts";
+import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from "../documents/search/search-documents.ts";
 import { AlmanacError } from "../errors.ts";
 import { filterField, queryField } from "../tools/document-fields.ts";
 import { int32Value, optionalValue, readParameters, requiredValue, type RestMethod } from "./parameters.ts";
@@ -47,10 +45,9 @@ function pageSizeOf(size: number | undefined): number {
  */
 export async function searchDocumentChunks(c: Context<{ Bindings: Env }>): Promise<Response> {
   const { parameters, system } = readParameters(new URL(c.req.url), SEARCH_DOCUMENT_CHUNKS);
-  // One read session (the nearest replica) for the request's reads, each seeing what the one before saw.
-  const db = readSession(c.env.DB);
+  const retrieval = retrievalFor(c.env, { viewer: c.get("viewer") });
   const pageSize = pageSizeOf(int32Value(parameters, "pageSize"));
-  const result = await searchDocuments(db, {
+  const result = await retrieval.search({
     query: requiredValue(parameters, "query", queryField, 'ask a question or give keywords, e.g. query=connect+Claude+Code'),
     pageSize,
     // proto3: an empty string is an unset field.
@@ -59,8 +56,7 @@ export async function searchDocumentChunks(c: Context<{ Bindings: Env }>): Promi
     minScore: minScoreOf(optionalValue(parameters, "minScore")),
     // MCP's budget for MCP's largest page (20), growing with pageSize past it, so both doors page alike up to 20.
     budgetChars: resultBudget(c.env) * Math.ceil(pageSize / MAX_PAGE_SIZE),
-    viewer: c.get("viewer"),
-  }, undefined, semanticSearchFor(c.env));
-  const contentLengths = await findContentLengths(db, result.results.map((hit) => hit.parent), c.get("viewer"));
+  });
+  const contentLengths = await retrieval.contentLengths(result.results.map((hit) => hit.parent));
   return respond(c, system, searchResponse(result, contentLengths));
 }

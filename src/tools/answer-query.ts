@@ -1,7 +1,7 @@
 import { z } from "zod";
-import { answerQuery, type Answer } from "../documents/answer/answer-query.ts";
-import { semanticSearchFor } from "../embeddings/semantic-search.ts";
-import { READ_ONLY_ANNOTATIONS, defineTool, reads } from "./define.ts";
+import type { Answer } from "../documents/answer/answer-query.ts";
+import { retrievalFor } from "../documents/retrieval.ts";
+import { READ_ONLY_ANNOTATIONS, defineTool } from "./define.ts";
 import { filterField, queryField } from "./document-fields.ts";
 
 export const answerQueryTool = defineTool({
@@ -36,7 +36,7 @@ export const answerQueryTool = defineTool({
   },
   annotations: { title: "Answer a question from the documentation", ...READ_ONLY_ANNOTATIONS },
   async run(env, args, context) {
-    const answer = await reads(context).read(env.DB, (db) => answerQuery(db, { ...args, viewer: context?.viewer }, context?.weights, semanticSearchFor(env)));
+    const { answer } = await retrievalFor(env, context).answer(args);
     return { structured: answer, text: formatAnswer(answer) };
   },
 });

@@ -1,8 +1,8 @@
 import { z } from "zod";
-import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, searchDocuments, type SearchResult } from "../documents/search/search-documents.ts";
+import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, type SearchResult } from "../documents/search/search-documents.ts";
 import { resultBudget } from "../config.ts";
-import { semanticSearchFor } from "../embeddings/semantic-search.ts";
-import { READ_ONLY_ANNOTATIONS, defineTool, reads } from "./define.ts";
+import { retrievalFor } from "../documents/retrieval.ts";
+import { READ_ONLY_ANNOTATIONS, defineTool } from "./define.ts";
 import { documentSummarySchema, filterField, queryField } from "./document-fields.ts";
 
 const hitSchema = z.object({
@@ -52,7 +52,7 @@ export const searchDocumentsTool = defineTool({
   },
   annotations: { title: "Search documentation", ...READ_ONLY_ANNOTATIONS },
   async run(env, args, context) {
-    const result = await reads(context).read(env.DB, (db) => searchDocuments(db, { ...args, budgetChars: resultBudget(env), viewer: context?.viewer }, context?.weights?.ranking, semanticSearchFor(env)));
+    const result = await retrievalFor(env, context).search({ ...args, budgetChars: resultBudget(env) });
     return { structured: result, text: formatSearchResult(args.query, result) };
   },
 });

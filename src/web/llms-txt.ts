@@ -1,10 +1,12 @@
 // GET /llms.txt (the corpus in llmstxt.org form) and GET /documents/<host>/<path>.md
-// (each page's Markdown), behind the landing page's browser rules.
+// (each page's Markdown), behind the landing page's browser rules and the
+// per-caller get limit.
 import { type Context, Hono } from "hono";
 import { readSession } from "../d1/sessions.ts";
 import { MAX_LLMS_LINKS, MAX_LLMS_SOURCES, formatLlmsTxt, listCorpusForLlms, nameOfMarkdownPath, pageMarkdown } from "../documents/read/llms-txt.ts";
 import { readCacheControl, readerCaller, viewing } from "../http/viewer.ts";
 import { AlmanacError } from "../errors.ts";
+import { callLimits } from "../http/call-limits.ts";
 import { browserOriginGuard } from "../http/origin-guard.ts";
 
 /** The H1 of /llms.txt. */
@@ -31,13 +33,15 @@ export function llmsTxtSite(): Hono<{ Bindings: Env }> {
     (origin, c) => `a page on ${origin.slice(0, 100)} may not read this server's pages; fetch ${new URL(c.req.url).origin} without a browser, or ask its operator to add that origin to ALLOWED_ORIGINS`,
   );
   for (const path of ["/llms.txt", "/documents/*"]) site.use(path, guard);
+  // Each is one get, counted with get_documents and documents.get: a crawler of every page spends a caller's minute like any other reader.
+  const getLimit = callLimits(() => ({ get: 1 }));
   // A key opens its audiences' restricted sources here too (src/http/viewer.ts); without one, the public ones.
-  site.get("/llms.txt", readerCaller(), viewing("llms.txt", "llms.txt"), async (c) => {
+  site.get("/llms.txt", readerCaller(), getLimit, viewing("llms.txt", "llms.txt"), async (c) => {
     const listing = await listCorpusForLlms(readSession(c.env.DB), MAX_LLMS_LINKS, MAX_LLMS_SOURCES, c.get("viewer"));
     const text = formatLlmsTxt(listing, { serverName: SERVER_NAME, origin: new URL(c.req.url).origin });
     return c.text(text, 200, textHeaders(c, "text/plain; charset=utf-8"));
   });
-  site.get("/documents/*", readerCaller(), viewing("markdown", "page"), async (c) => {
+  site.get("/documents/*", readerCaller(), getLimit, viewing("markdown", "page"), async (c) => {
     // The raw path: names keep the percent-encoding their URIs have.
     const path = new URL(c.req.url).pathname;
     const name = nameOfMarkdownPath(path);

@@ -2,7 +2,6 @@
 // plain HTML form answered with a whole page (the script only swaps parts
 // of it), behind the same browser rules, caller check and answer_query
 // quota as /mcp and /v1, calling the same domain functions as the tools.
-import { readSession } from "../d1/sessions.ts";
 import { type Context, type ErrorHandler, Hono, type MiddlewareHandler } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
@@ -10,10 +9,8 @@ import { type Caller, callerAudiences, identifyCaller } from "../auth/caller.ts"
 import { recordAccess } from "../documents/audit.ts";
 import { type Viewer, viewerWith } from "../documents/visibility.ts";
 import { viewing } from "../http/viewer.ts";
-import { answerWithSources } from "../documents/answer/answer-query.ts";
+import { retrievalFor } from "../documents/retrieval.ts";
 import { compileFilter } from "../documents/search/filter.ts";
-import { semanticSearchFor } from "../embeddings/semantic-search.ts";
-import { searchDocuments } from "../documents/search/search-documents.ts";
 import { AlmanacError, HTTP_STATUS, toAlmanacError } from "../errors.ts";
 import { answerQuota } from "../http/answer-quota.ts";
 import { callLimits } from "../http/call-limits.ts";
@@ -78,7 +75,7 @@ export function landingSite(options: LandingOptions): Hono<{ Bindings: Env }> {
     const { input } = tryRequestFor(c, "search");
     if (input.query === undefined) return render(c, { search: { input } }, known(c));
     const args = toolArguments(searchDocumentsTool, { query: input.query, pageToken: input.pageToken, filter: dataSourceFilter(input.dataSource) });
-    const result = await searchDocuments(readSession(c.env.DB), { ...args, viewer: c.get("viewer") }, undefined, semanticSearchFor(c.env));
+    const result = await retrievalFor(c.env, { viewer: c.get("viewer") }).search(args);
     return render(c, { search: { input, result } }, known(c));
   });
 
@@ -100,7 +97,7 @@ export function landingSite(options: LandingOptions): Hono<{ Bindings: Env }> {
     viewing("web", answerQueryTool.name),
     async (c) => {
       const { input } = tryRequestFor(c, "ask");
-      const answer = await answerWithSources(readSession(c.env.DB), { ...askArguments(c), viewer: c.get("viewer") }, undefined, semanticSearchFor(c.env));
+      const answer = await retrievalFor(c.env, { viewer: c.get("viewer") }).answer(askArguments(c));
       return render(c, { ask: { input, answer } }, known(c));
     },
   );

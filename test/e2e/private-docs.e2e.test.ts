@@ -28,6 +28,14 @@ const MISSING_PAGE = `documents/${HIDDEN}/v2/no-such-page`;
 const PUBLIC_PAGE = `documents/${PUBLIC}/widgets`;
 /** Words both sources hold: the public timeout, and the restricted one during a rotation. */
 const MIXED_QUERY = "zorblat widget timeout seconds rotation";
+/**
+ * A question naming both sources ("zorblat" is zorblat.example's first host
+ * label, "runbooks" runbooks.internal.example's): an answer quotes the data
+ * sources the question names (answer-query.ts, answerSources), so the right
+ * key's answer draws on both, and the others' on the public one alone.
+ */
+const MIXED_QUESTION = "What is the zorblat widget timeout, and what do the runbooks raise it to during a rotation?";
+const RIGHT_MIXED_REFERENCES = [HIDDEN_PAGE, PUBLIC_PAGE];
 
 type Json = any;
 type Who = "anonymous" | "wrong audience" | "right audience";
@@ -47,6 +55,18 @@ function headersOf(who: Who): Record<string, string> {
 }
 
 const WRONG: Who[] = ["anonymous", "wrong audience"];
+
+/** The newest row of the audit log: a door writes its row before it answers, so after a request it is that request's row, if it wrote one. */
+function newestAuditRow(): Json {
+  return JSON.parse(cli("cli/audit.ts", ["--json", "--limit", "1"]).trim()) as Json;
+}
+
+/** A right-audience answer's audit row: the restricted references' names, nothing public, no page text. */
+function expectAuditedAnswer(row: Json, door: string, tool: string, references: string[]): void {
+  expect(row).toMatchObject({ keyId: opsKeyId, audiences: ["ops"], door, tool, dataSources: [HIDDEN] });
+  expect([...row.documents].sort()).toEqual(references.filter((name) => name.startsWith(`documents/${HIDDEN}/`)).sort());
+  for (const content of ["45 seconds", "20 seconds", "quillfeather rotation", "zorblat.toml"]) expect(JSON.stringify(row)).not.toContain(content);
+}
 
 /** Fails naming the secret when any restricted word is in `text` (case-insensitive). */
 function expectNoSecret(text: string): void {
@@ -188,6 +208,26 @@ describe("REST facade", () => {
     const right = JSON.parse((await post("/v1:answerQuery", "right audience", question)).body) as Json;
     expect(JSON.stringify(right)).toContain(HIDDEN);
   });
+
+  it("answerQuery: a question both sources answer is a mixed answer for the right key, a public one for the others, and its audit row names only the restricted pages", async () => {
+    const referencesOf = (body: string) => (JSON.parse(body) as Json).answer.references.map((reference: Json) => reference.documentReference.documentChunk.parent as string);
+    for (const who of WRONG) {
+      const { status, body } = await post("/v1:answerQuery", who, { query: MIXED_QUESTION });
+      expect(status).toBe(200);
+      expectNoSecret(body);
+      expect(referencesOf(body)).toContain(PUBLIC_PAGE);
+      expect(referencesOf(body).every((name: string) => name.startsWith(`documents/${PUBLIC}/`))).toBe(true);
+    }
+    const right = await post("/v1:answerQuery", "right audience", { query: MIXED_QUESTION });
+    expect(right.status).toBe(200);
+    const references: string[] = referencesOf(right.body);
+    expect(references).toEqual(expect.arrayContaining(RIGHT_MIXED_REFERENCES));
+    // Each source is cited in the text, not only listed (proto3 JSON leaves out a referenceIndex of 0).
+    const answer = (JSON.parse(right.body) as Json).answer;
+    const cited = new Set(answer.citations.flatMap((citation: Json) => citation.sources.map((source: Json) => references[source.referenceIndex ?? 0])));
+    for (const name of RIGHT_MIXED_REFERENCES) expect(cited).toContain(name);
+    expectAuditedAnswer(newestAuditRow(), "rest", "answerQuery", references);
+  });
 });
 
 /** One MCP client per era, with the caller's key. */
@@ -246,6 +286,10 @@ describe.each(["2025", "2026-07-28"] as const)("MCP, era %s", (era) => {
         // The question names the restricted words; the answer echoes none of it, and draws on nothing hidden.
         const answer = await call(client, "answer_query", { query: "How often do the quillfeather credentials rotate?" });
         expectNoSecret(JSON.stringify(answer));
+        const mixed = await call(client, "answer_query", { query: MIXED_QUESTION });
+        expectNoSecret(JSON.stringify(mixed));
+        expect(mixed.structuredContent.references).toContain(PUBLIC_PAGE);
+        expect(mixed.structuredContent.references.every((name: string) => name.startsWith(`documents/${PUBLIC}/`))).toBe(true);
       } finally {
         await close();
       }
@@ -258,6 +302,10 @@ describe.each(["2025", "2026-07-28"] as const)("MCP, era %s", (era) => {
       expect(pages.structuredContent.documents.map((doc: Json) => doc.name)).toEqual([PUBLIC_PAGE, HIDDEN_PAGE]);
       const answer = await call(client, "answer_query", { query: "How often do the quillfeather credentials rotate?" });
       expect(JSON.stringify(answer.structuredContent.references)).toContain(HIDDEN);
+      const mixed = await call(client, "answer_query", { query: MIXED_QUESTION });
+      expect(mixed.structuredContent.references).toEqual(expect.arrayContaining(RIGHT_MIXED_REFERENCES));
+      for (const name of RIGHT_MIXED_REFERENCES) expect(mixed.content[0].text).toContain(name);
+      expectAuditedAnswer(newestAuditRow(), "mcp", "answer_query", mixed.structuredContent.references);
     } finally {
       await close();
     }

@@ -119,3 +119,36 @@ describe("search limits on the landing page", () => {
     expect(await refused.text()).toContain("may make 1 search");
   });
 });
+
+describe("get limits on /llms.txt and the pages' Markdown", () => {
+  it("count each as one get: an anonymous address past its allowance gets the 429 of every other door, while a key from the same address reads on", async () => {
+    await awayFromMinuteEnd();
+    const vars = { QUOTA_PUBLIC_GET_PER_MINUTE: "3" };
+    const address = { "CF-Connecting-IP": "203.0.113.24" };
+    const page = "/documents/almanac.dev/docs/filters.md";
+    const first = await rest(page, { headers: address }, vars);
+    expect(first.status).toBe(200);
+    expect(first.headers.get("RateLimit-Limit")).toBe("3");
+    expect(first.headers.get("RateLimit-Remaining")).toBe("2");
+    expect(first.headers.get("RateLimit-Policy")).toBe("3;w=60");
+    await first.arrayBuffer();
+    // /llms.txt and documents.get draw on the same minute as the Markdown.
+    expect(await statuses(4, (i) => rest(["/llms.txt", "/v1/documents/almanac.dev/docs/filters", page, "/llms.txt"][i] ?? page, { headers: address }, vars))).toEqual([200, 200, 429, 429]);
+    const refused = await rest(page, { headers: address }, vars);
+    expect(refused.status).toBe(429);
+    const seconds = Number(refused.headers.get("Retry-After"));
+    expect(seconds).toBeGreaterThanOrEqual(1);
+    expect(seconds).toBeLessThanOrEqual(60);
+    expect(refused.headers.get("RateLimit-Remaining")).toBe("0");
+    expect(refused.headers.get("RateLimit-Reset")).toBe(String(seconds));
+    const body = (await refused.json()) as { error: { code: number; status: string; message: string } };
+    expect(body.error).toMatchObject({ code: 429, status: "RESOURCE_EXHAUSTED" });
+    expect(body.error.message).toContain("your IP address (anonymous, public tier) may make 3 gets per minute");
+    // The REST door's refusal has the very same form.
+    const restRefused = (await (await rest("/v1/documents/almanac.dev/docs/filters", { headers: address }, vars)).json()) as { error: Record<string, unknown> };
+    expect(Object.keys(restRefused.error).sort()).toEqual(Object.keys(body.error).sort());
+    // A key is its own caller, whatever address it comes from.
+    const key = await keyed({});
+    expect(await statuses(3, (i) => rest(i === 1 ? "/llms.txt" : page, { headers: { ...address, ...key } }, vars))).toEqual([200, 200, 200]);
+  });
+});

@@ -26,7 +26,7 @@ describe("search results", () => {
     expect((await texts(html, "#search .section a"))[0]).toBe(first.content.split("\n")[0]?.replace(`${first.document.title} > `, ""));
     const marked = (await texts(html, "#search .snippet mark")).map((word) => word.toLowerCase());
     expect(marked).toEqual(expect.arrayContaining(["key"]));
-    expect(marked.every((word) => ["rotate", "api", "key", "keys", "rotating", "rotation"].includes(word))).toBe(true);
+    expect(marked.every((word) => ["rotate", "api", "key", "keys", "keyed", "rotating", "rotation"].includes(word))).toBe(true);
     expect(await text(html, "#search h4")).toBe(`Results 1–${expected.results.length} for “rotate an API key”`);
   });
 
