@@ -2,7 +2,7 @@
 // into a reader's options, and the one-piece readers (archive, llms.txt):
 // shared by the refresh Workflow and `npm run sources -- refresh`.
 import { prepareSite, siteFor, type Site } from "../documents/ingest/prepare-pages.ts";
-import { stagePages } from "../documents/ingest/generations.ts";
+import { stagePages } from "../documents/ingest/stage-pages.ts";
 import { downloadArchive, readArchivePages } from "../readers/archive/archive.ts";
 import { documentNameForUri, PAGE_EXTENSION, pageUri } from "../documents/names.ts";
 import { READER_USER_AGENT } from "../readers/http.ts";
@@ -31,7 +31,7 @@ export function versionOf(source: Source): SiteVersion | undefined {
  * A registered source mirrors its origin (issue 38): every run removes the
  * pages the origin no longer has, in the same publication as the rest of the
  * run, and a run that reads under half the pages it would replace fails
- * instead (SHRINK_SHARE in generations.ts). A stored `--prune` is no longer
+ * instead (SHRINK_SHARE in publish-generation.ts). A stored `--prune` is no longer
  * needed; `npm run ingest` keeps it as its own choice.
  */
 export const MIRROR = { prune: true, refuseShrinking: true } as const;

@@ -29,7 +29,8 @@
  *   publishing transaction copies at most 5,000 chunks per statement.
  */
 import { WorkflowEntrypoint, type WorkflowEvent, type WorkflowStep, type WorkflowStepConfig } from "cloudflare:workers";
-import { AbandonedRunError, abandonGeneration, beginGeneration, publishGeneration, publishedCounts } from "../documents/ingest/generations.ts";
+import { AbandonedRunError, abandonGeneration, beginGeneration, publishedCounts } from "../documents/ingest/generations.ts";
+import { publishGeneration } from "../documents/ingest/publish-generation.ts";
 import { beginSiteRun, crawlSitePiece, publishSiteRun, refuseFailingSite, type SiteRunState } from "../documents/ingest/site-run.ts";
 import { embedStoredPages, type EmbeddingPiece } from "../documents/ingest/embed-chunks.ts";
 import { semanticSearchFor } from "../embeddings/semantic-search.ts";

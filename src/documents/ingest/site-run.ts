@@ -10,7 +10,9 @@
 import { prepareDocument, siteFor, PageError, type PreparedDocument, type Site } from "./prepare-pages.ts";
 import { documentNameForUri } from "../names.ts";
 import { newRunId, type WriteProgress } from "./write-corpus.ts";
-import { abandonGeneration, beginGeneration, publishGeneration, stagePages, type StagedValidator } from "./generations.ts";
+import { abandonGeneration, beginGeneration } from "./generations.ts";
+import { publishGeneration } from "./publish-generation.ts";
+import { stagePages, type StagedValidator } from "./stage-pages.ts";
 import { refuseVersionConflicts, type SiteVersion } from "../versions.ts";
 import type { SyncReport } from "../../sync-report.ts";
 import { crawlSite, type CrawlOptions, type CrawlResult, type CrawlState } from "../../readers/site/crawl.ts";
@@ -27,7 +29,7 @@ export interface SiteIngestOptions extends Pick<CrawlOptions, "start" | "fetch" 
   /** `--version` / `--current`: the crawled pages are this version of their data source (src/documents/versions.ts). */
   version?: SiteVersion;
   prune: boolean;
-  /** With prune: a run that read under half the pages it would replace fails instead (generations.ts, SHRINK_SHARE). */
+  /** With prune: a run that read under half the pages it would replace fails instead (publish-generation.ts, SHRINK_SHARE). */
   refuseShrinking?: boolean;
   /**
    * Read only these page URLs (a push naming what changed): no sitemap, no
