@@ -48,6 +48,11 @@ export async function runGuarded(db: D1Database, id: string, statements: D1Prepa
 }
 
 
+/** A new run ids itself: random, so two runs never share staged rows. */
+export function newRunId(prefix = "cli"): string {
+  return `${prefix}-${crypto.randomUUID()}`;
+}
+
 /**
  * Starts (or, for a retried Workflow step, continues) generation `id` of
  * `baseUri`. Any other run still writing the same base URI is abandoned, and

@@ -10,7 +10,7 @@ import { findVersion, forgetVersionStatements, refuseVersionConflicts, type Vers
 import { commonTermsMissing, refreshCommonTerms } from "../search/common-terms.ts";
 import type { SemanticSearch } from "../../embeddings/semantic-search.ts";
 import { embedChunks, type EmbeddingReport } from "./embed-chunks.ts";
-import { abandonGeneration, beginGeneration, withRetries } from "./generations.ts";
+import { abandonGeneration, beginGeneration, newRunId, withRetries } from "./generations.ts";
 import { publishGeneration } from "./publish-generation.ts";
 import { stagePages, unchangedRun, type StageProgress, type StagedValidator } from "./stage-pages.ts";
 
@@ -86,11 +86,6 @@ export async function removeVersion(db: D1Database, label: string, dataSource?: 
     alongside: forgetVersionStatements(db, version),
   });
   return { version, report };
-}
-
-/** A new run ids itself: random, so two runs never share staged rows. */
-export function newRunId(prefix = "cli"): string {
-  return `${prefix}-${crypto.randomUUID()}`;
 }
 
 /** One whole run in one call: begin, stage, publish; on any failure nothing is published and the staged rows go. */
