@@ -4,6 +4,7 @@ import { formatBytes } from "../src/readers/http.ts";
 import { DEFAULT_CRAWL_LIMITS } from "../src/readers/site/crawl.ts";
 import { ingestSite, type SiteIngestResult } from "../src/documents/ingest/site-run.ts";
 import { planSiteRun, siteRunFlags } from "../src/documents/ingest/plan-site-run.ts";
+import { AlmanacError } from "../src/errors.ts";
 import { AUDIENCE_OPTIONS, audienceOption, describeAudiences } from "./audience-option.ts";
 import { setSourceAudiences } from "../src/documents/visibility.ts";
 import { VERSION_OPTIONS, versionOption } from "./version-option.ts";
@@ -60,7 +61,7 @@ export async function ingestSiteCommand(argv: string[]): Promise<void> {
   let writeStarted = 0;
   const plan = planSiteRun({
     start,
-    ...siteRunFlags(values),
+    ...crawlFlags(values),
     ...(version ? { version } : {}),
     prune: values.prune,
     fetch: globalThis.fetch,
@@ -85,6 +86,15 @@ export async function ingestSiteCommand(argv: string[]): Promise<void> {
   }).finally(progress.done);
   for (const line of describeSitePages(result)) console.log(line);
   console.log(describeSiteIngest(result, performance.now() - started));
+}
+
+/** The crawl's flags (siteRunFlags); a value they refuse (`--max-pages 0`) is a usage error, answered with the usage. */
+function crawlFlags(values: Parameters<typeof siteRunFlags>[0]): ReturnType<typeof siteRunFlags> {
+  try {
+    return siteRunFlags(values);
+  } catch (error) {
+    throw error instanceof AlmanacError ? new UsageError(error.message) : error;
+  }
 }
 
 /** Per URL, why it was skipped, and what the reader noticed: the lines before the summary. */
