@@ -1,13 +1,13 @@
 // npm run ingest -- site <URL> [--base-uri <public URL>] [--include <glob>]… [--exclude <glob>]… [--max-pages <n>] …
 import { parseArgs } from "node:util";
-import { formatBytes, READER_USER_AGENT } from "../src/readers/http.ts";
-import { DEFAULT_CRAWL_LIMITS, type CrawlLimits } from "../src/readers/site/crawl.ts";
+import { formatBytes } from "../src/readers/http.ts";
+import { DEFAULT_CRAWL_LIMITS } from "../src/readers/site/crawl.ts";
 import { ingestSite, type SiteIngestResult } from "../src/documents/ingest/site-run.ts";
-import { siteFor } from "../src/documents/ingest/prepare-pages.ts";
+import { planSiteRun, siteRunFlags } from "../src/documents/ingest/plan-site-run.ts";
+import { AlmanacError } from "../src/errors.ts";
 import { AUDIENCE_OPTIONS, audienceOption, describeAudiences } from "./audience-option.ts";
 import { setSourceAudiences } from "../src/documents/visibility.ts";
 import { VERSION_OPTIONS, versionOption } from "./version-option.ts";
-import { scopeOf } from "../src/readers/site/scope.ts";
 import { describeEmbedding, describeWriteProgress, refuseDefaultCorpusBase } from "./ingest-docs.ts";
 import { embedAllStoredPages, type EmbeddingReport } from "../src/documents/ingest/embed-chunks.ts";
 import type { SemanticSearch } from "../src/embeddings/semantic-search.ts";
@@ -30,15 +30,6 @@ documents/ + its URL. --base-uri maps the crawled folder onto the public one (cr
 name the public site). robots.txt is honoured; a second run asks conditionally and an unchanged
 page costs a 304. Globs match URL paths: * within a segment, ** across, e.g. --exclude '**/genindex*'.
 Caps: --max-pages ${DEFAULT_CRAWL_LIMITS.maxPages}, ${formatBytes(DEFAULT_CRAWL_LIMITS.maxPageBytes)} a page, ${formatBytes(DEFAULT_CRAWL_LIMITS.maxRunBytes)} a run, ${DEFAULT_CRAWL_LIMITS.timeoutMs / 1000} s a request, ${DEFAULT_CRAWL_LIMITS.concurrency} requests at a time, Crawl-delay up to ${DEFAULT_CRAWL_LIMITS.maxCrawlDelaySeconds} s.`;
-
-/**
- * `Almanac/<version> (+https://almanac.dev/docs)`: the token robots.txt
- * groups name, the version that crawled, and where to read more; the same
- * User-Agent a source's Workflow and the other readers send.
- */
-export function userAgent(): string {
-  return READER_USER_AGENT;
-}
 
 /** Runs `npm run ingest -- site …` with the arguments after "site". */
 export async function ingestSiteCommand(argv: string[]): Promise<void> {
@@ -64,54 +55,46 @@ export async function ingestSiteCommand(argv: string[]): Promise<void> {
   if (values.help) return console.log(SITE_USAGE);
   const [start, ...extra] = positionals;
   if (!start || extra.length > 0) throw new UsageError("give exactly one URL to crawl, e.g. npm run ingest -- site https://docs.example.com/");
-  const scope = scopeOf(start);
   const version = versionOption(values);
-  const site = siteFor(values["base-uri"] ?? `${scope.origin}${scope.prefix}`, values["data-source"]);
-  refuseDefaultCorpusBase(site);
   const audiences = audienceOption(values);
-  const limits: Partial<CrawlLimits> = {};
-  if (values["max-pages"] !== undefined) limits.maxPages = positiveNumber("--max-pages", values["max-pages"]);
-  if (values.timeout !== undefined) limits.timeoutMs = positiveNumber("--timeout", values.timeout) * 1000;
-
   const progress = progressPrinter("ingest");
-  const started = performance.now();
   let writeStarted = 0;
+  const plan = planSiteRun({
+    start,
+    ...crawlFlags(values),
+    ...(version ? { version } : {}),
+    prune: values.prune,
+    fetch: globalThis.fetch,
+    onProgress: progress.update,
+    onWriteProgress: (written) => {
+      writeStarted ||= performance.now();
+      progress.update(describeWriteProgress(written, performance.now() - writeStarted));
+    },
+  });
+  refuseDefaultCorpusBase(plan.site);
+
+  const started = performance.now();
   const result = await withEnv({ remote: values.remote, persistTo: values["persist-to"] }, async (env) => {
     // Refused before anything is read or written when misconfigured (embeddings-vars.ts).
     const embeddings = cliSemanticSearch(embeddingsVars(env));
     // Before any page is written, so a restricted site is never public (cli/audience-option.ts).
     if (audiences !== undefined) {
-      await setSourceAudiences(env.DB, site.dataSource, audiences);
-      console.log(describeAudiences(site.dataSource, audiences));
+      await setSourceAudiences(env.DB, plan.site.dataSource, audiences);
+      console.log(describeAudiences(plan.site.dataSource, audiences));
     }
-    const read = await ingestSite(env.DB, {
-      start,
-      baseUri: values["base-uri"],
-      dataSource: values["data-source"],
-      ...(version ? { version } : {}),
-      prune: values.prune,
-      fetch: globalThis.fetch,
-      userAgent: userAgent(),
-      include: values.include,
-      exclude: values.exclude,
-      contentSelector: values["content-selector"],
-      limits,
-      onProgress: progress.update,
-      onWriteProgress: (written) => {
-        writeStarted ||= performance.now();
-        progress.update(describeWriteProgress(written, performance.now() - writeStarted));
-      },
-    });
-    return embedSiteRun(env.DB, read, embeddings);
+    return embedSiteRun(env.DB, await ingestSite(env.DB, plan), embeddings);
   }).finally(progress.done);
   for (const line of describeSitePages(result)) console.log(line);
   console.log(describeSiteIngest(result, performance.now() - started));
 }
 
-function positiveNumber(flag: string, value: string): number {
-  const number = Number(value);
-  if (!Number.isFinite(number) || number <= 0) throw new UsageError(`${flag} must be a positive number, not "${value}"`);
-  return number;
+/** The crawl's flags (siteRunFlags); a value they refuse (`--max-pages 0`) is a usage error, answered with the usage. */
+function crawlFlags(values: Parameters<typeof siteRunFlags>[0]): ReturnType<typeof siteRunFlags> {
+  try {
+    return siteRunFlags(values);
+  } catch (error) {
+    throw error instanceof AlmanacError ? new UsageError(error.message) : error;
+  }
 }
 
 /** Per URL, why it was skipped, and what the reader noticed: the lines before the summary. */

@@ -7,7 +7,7 @@ import { ingestSite } from "../src/documents/ingest/site-run.ts";
 import { ingestLlms } from "./ingest-llms.ts";
 import { ingestArchive } from "./ingest-archive.ts";
 import { addSource, listSources, parseInterval, removeSource, SOURCE_KINDS, type Source, type SourceKind, type SourceOptions } from "../src/sources/sources.ts";
-import { MIRROR, siteIngestOptions, siteOfSource, versionOf } from "../src/sources/read-source.ts";
+import { MIRROR, planSourceSiteRun, siteOfSource, versionOf } from "../src/sources/read-source.ts";
 import { VERSION_OPTIONS, versionOption } from "./version-option.ts";
 import { AUDIENCE_OPTIONS, audienceOption, describeAudiences } from "./audience-option.ts";
 import { restrictedSources, setSourceAudiences, sourceAudiences } from "../src/documents/visibility.ts";
@@ -15,7 +15,7 @@ import { hostOf } from "../src/sources/status.ts";
 import { runSource, type ReadResult } from "../src/sources/run.ts";
 import { withEnv } from "./env.ts";
 import { DEFAULT_STATE_DIR } from "./local-env.ts";
-import { embedSiteRun, userAgent } from "./ingest-site.ts";
+import { embedSiteRun } from "./ingest-site.ts";
 import { type Connect, describeEmbedding } from "./ingest-docs.ts";
 import { cliSemanticSearch, embeddingsVars } from "./embeddings-vars.ts";
 import type { SemanticSearch } from "../src/embeddings/semantic-search.ts";
@@ -92,8 +92,10 @@ async function main(argv: string[]): Promise<void> {
         INGEST_FLAGS.filter((flag) => values[flag] !== undefined).map((flag) => [flag, values[flag] as string | boolean | string[]]),
       );
       if (version?.current) options.current = true;
-      // Refused now, not at the first refresh: a base URI or data source the readers would refuse.
-      siteOfSource({ kind: kind as SourceKind, url, options } as Source);
+      // Refused now, not at the first refresh: a base URI, data source or crawl flag the readers would refuse.
+      const candidate = { kind: kind as SourceKind, url, options } as Source;
+      if (candidate.kind === "site") planSourceSiteRun(candidate);
+      else siteOfSource(candidate);
       const every = parseInterval(values.every);
       const audiences = audienceOption(values);
       const source = await withEnv(env, async (e) => {
@@ -176,7 +178,7 @@ async function read(source: Source, db: D1Database, embeddings: SemanticSearch |
   const mirror = { ...MIRROR, refuseShrinking: !allowShrink };
   if (source.kind === "site") {
     // As the Workflow does: a site failing more than 1 page in 10 publishes nothing.
-    const result = await embedSiteRun(db, await ingestSite(db, { ...siteIngestOptions(source, globalThis.fetch, userAgent()), ...mirror, refuseFailingSite: true }), embeddings);
+    const result = await embedSiteRun(db, await ingestSite(db, planSourceSiteRun(source, { fetch: globalThis.fetch, ...mirror, refuseFailingSite: true })), embeddings);
     console.error(result.embedding ? `${describeSync(result)}, ${describeEmbedding(result.embedding)}` : describeSync(result));
     return result;
   }

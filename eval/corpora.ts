@@ -8,11 +8,11 @@ import { tmpdir } from "node:os";
 import { join, relative, resolve } from "node:path";
 import { DEFAULT_CORPUS } from "../src/documents/default-corpus.ts";
 import { siteFor } from "../src/documents/ingest/prepare-pages.ts";
+import { planSiteRun } from "../src/documents/ingest/plan-site-run.ts";
 import { ingestSite } from "../src/documents/ingest/site-run.ts";
 import { ingestArchive } from "../cli/ingest-archive.ts";
 import { ingestDocsFolder, type Connect } from "../cli/ingest-docs.ts";
 import { ingestLlms } from "../cli/ingest-llms.ts";
-import { userAgent } from "../cli/ingest-site.ts";
 import { withLocalEnv, withMigratedLocalEnv } from "../cli/local-env.ts";
 import type { EvalCorpus } from "./questions.ts";
 import type { SemanticSearch } from "../src/embeddings/semantic-search.ts";
@@ -110,16 +110,18 @@ async function ingestCorpus(env: Env, corpus: EvalCorpus, served: ServedSite | u
   if ("llms" in corpus) return (await ingestLlms(corpus.llms, { "base-uri": corpus.baseUri, "skip-optional": false, prune: false }, connect)).added.length;
   // A site, live or served from a package: crawled from its root, as a user would give it.
   const start = "package" in corpus ? (served as ServedSite).origin : corpus.site;
-  const result = await ingestSite(env.DB, {
-    start,
-    baseUri: corpus.baseUri,
-    prune: false,
-    fetch: globalThis.fetch,
-    userAgent: userAgent(),
-    include: corpus.include ?? [],
-    exclude: corpus.exclude ?? [],
-    limits: corpus.maxPages ? { maxPages: corpus.maxPages } : {},
-  });
+  const result = await ingestSite(
+    env.DB,
+    planSiteRun({
+      start,
+      baseUri: corpus.baseUri,
+      prune: false,
+      fetch: globalThis.fetch,
+      include: corpus.include ?? [],
+      exclude: corpus.exclude ?? [],
+      limits: corpus.maxPages ? { maxPages: corpus.maxPages } : {},
+    }),
+  );
   const reasons = new Map<string, number>();
   for (const skip of result.skipped) reasons.set(skip.reason, (reasons.get(skip.reason) ?? 0) + 1);
   const why = [...reasons].sort(([, a], [, b]) => b - a).slice(0, 3).map(([reason, count]) => `${count} ${reason}`).join("; ");

@@ -40,7 +40,7 @@ interface RequestOptions {
 }
 
 // Each response's deadline, so reading its body later keeps the same clock.
-const deadlines = new WeakMap<Response, AbortSignal>();
+const deadlines = new WeakMap<Request | Response, AbortSignal>();
 
 /**
  * GETs `url` with the reader's User-Agent under one deadline that also
@@ -71,20 +71,22 @@ interface BodyOptions {
 }
 
 /**
- * The body of `response` within `maxBytes`, counted as it arrives so a body
- * that never ends costs at most that much, and within the deadline `request`
- * set. Throws BodyRefused past the cap, a TimeoutError past the deadline.
+ * The body of `message` within `maxBytes`, counted as it arrives so a body
+ * that never ends costs at most that much: a response (within the deadline
+ * `request` set), or a request a sender pushed to the Worker (a webhook's).
+ * A declared Content-Length over the cap is refused before any byte is read.
+ * Throws BodyRefused past the cap, a TimeoutError past the deadline.
  */
-export async function readBody(response: Response, options: BodyOptions): Promise<{ bytes: Uint8Array; cut: boolean }> {
+export async function readBody(message: Request | Response, options: BodyOptions): Promise<{ bytes: Uint8Array; cut: boolean }> {
   const { maxBytes, what, keepFirst = false } = options;
-  const declared = Number(response.headers.get("content-length") ?? Number.NaN);
+  const declared = Number(message.headers.get("content-length") ?? Number.NaN);
   if (!keepFirst && Number.isFinite(declared) && declared > maxBytes) {
-    await response.body?.cancel().catch(() => undefined);
+    await message.body?.cancel().catch(() => undefined);
     throw new BodyRefused(`${what} is ${formatBytes(declared)}, over the ${formatBytes(maxBytes)} cap`);
   }
-  const reader = response.body?.getReader();
+  const reader = message.body?.getReader();
   if (!reader) return { bytes: new Uint8Array(), cut: false };
-  const signal = deadlines.get(response);
+  const signal = deadlines.get(message);
   const parts: Uint8Array[] = [];
   let size = 0;
   try {

@@ -2,13 +2,11 @@
 // into a reader's options, and the one-piece readers (archive, llms.txt):
 // shared by the refresh Workflow and `npm run sources -- refresh`.
 import { prepareSite, siteFor, type Site } from "../documents/ingest/prepare-pages.ts";
-import { stagePages } from "../documents/ingest/generations.ts";
+import { stagePages } from "../documents/ingest/stage-pages.ts";
 import { downloadArchive, readArchivePages } from "../readers/archive/archive.ts";
 import { documentNameForUri, PAGE_EXTENSION, pageUri } from "../documents/names.ts";
-import { READER_USER_AGENT } from "../readers/http.ts";
 import { readLlmsPages } from "../readers/llms-txt.ts";
-import type { CrawlLimits } from "../readers/site/crawl.ts";
-import { siteOfRun, type SiteIngestOptions } from "../documents/ingest/site-run.ts";
+import { planSiteRun, siteRunFlags, type SiteRunPlan, type SiteRunRequest } from "../documents/ingest/plan-site-run.ts";
 import type { SiteVersion } from "../documents/versions.ts";
 import type { Source } from "./sources.ts";
 
@@ -18,7 +16,6 @@ const platformFetch: typeof fetch = (input, init) => fetch(input, init);
 type StoredOptions = Record<string, string | string[] | boolean | undefined>;
 
 const text = (options: StoredOptions, key: string) => (typeof options[key] === "string" ? (options[key] as string) : undefined);
-const list = (options: StoredOptions, key: string) => (Array.isArray(options[key]) ? (options[key] as string[]) : []);
 
 /** The version a source's pages are ingested as (`--version`, `--current`), if any. */
 export function versionOf(source: Source): SiteVersion | undefined {
@@ -31,31 +28,19 @@ export function versionOf(source: Source): SiteVersion | undefined {
  * A registered source mirrors its origin (issue 38): every run removes the
  * pages the origin no longer has, in the same publication as the rest of the
  * run, and a run that reads under half the pages it would replace fails
- * instead (SHRINK_SHARE in generations.ts). A stored `--prune` is no longer
+ * instead (SHRINK_SHARE in publish-generation.ts). A stored `--prune` is no longer
  * needed; `npm run ingest` keeps it as its own choice.
  */
 export const MIRROR = { prune: true, refuseShrinking: true } as const;
 
-/** The site crawl a `site` source stands for. */
-export function siteIngestOptions(source: Source, fetcher: typeof fetch = platformFetch, userAgent = READER_USER_AGENT): SiteIngestOptions {
-  const options = source.options as StoredOptions;
-  const limits: Partial<CrawlLimits> = {};
-  if (text(options, "max-pages")) limits.maxPages = Number(text(options, "max-pages"));
-  if (text(options, "timeout")) limits.timeoutMs = Number(text(options, "timeout")) * 1000;
+/**
+ * The site run a `site` source stands for, planned from its stored flags
+ * (plan-site-run.ts) as a mirror; `run` adds what this run asks beyond them
+ * (a push's URLs, another fetch). Throws as planSiteRun and siteRunFlags do.
+ */
+export function planSourceSiteRun(source: Source, run: Partial<SiteRunRequest> = {}): SiteRunPlan {
   const version = versionOf(source);
-  return {
-    start: source.url,
-    baseUri: text(options, "base-uri"),
-    dataSource: text(options, "data-source"),
-    ...(version ? { version } : {}),
-    ...MIRROR,
-    fetch: fetcher,
-    userAgent,
-    include: list(options, "include"),
-    exclude: list(options, "exclude"),
-    contentSelector: text(options, "content-selector"),
-    limits,
-  };
+  return planSiteRun({ start: source.url, ...siteRunFlags(source.options), ...(version ? { version } : {}), ...MIRROR, fetch: platformFetch, ...run });
 }
 
 /** The site an archive or llms.txt source writes: --base-uri, else the URL's origin (llms) or the URL (archive). */
@@ -67,7 +52,7 @@ export function siteOfSource(source: Source): Site {
 
 /** The base URI a source's pages are stored under, whatever its kind. */
 export function baseUriOfSource(source: Source): string {
-  return source.kind === "site" ? siteOfRun(siteIngestOptions(source)).baseUri : siteOfSource(source).baseUri;
+  return source.kind === "site" ? planSourceSiteRun(source).site.baseUri : siteOfSource(source).baseUri;
 }
 
 /**

@@ -29,11 +29,12 @@
  *   publishing transaction copies at most 5,000 chunks per statement.
  */
 import { WorkflowEntrypoint, type WorkflowEvent, type WorkflowStep, type WorkflowStepConfig } from "cloudflare:workers";
-import { AbandonedRunError, abandonGeneration, beginGeneration, publishGeneration, publishedCounts } from "../documents/ingest/generations.ts";
+import { AbandonedRunError, abandonGeneration, beginGeneration, publishedCounts } from "../documents/ingest/generations.ts";
+import { publishGeneration } from "../documents/ingest/publish-generation.ts";
 import { beginSiteRun, crawlSitePiece, publishSiteRun, refuseFailingSite, type SiteRunState } from "../documents/ingest/site-run.ts";
 import { embedStoredPages, type EmbeddingPiece } from "../documents/ingest/embed-chunks.ts";
 import { semanticSearchFor } from "../embeddings/semantic-search.ts";
-import { baseUriOfSource, MIRROR, siteIngestOptions, siteOfSource, stageChangedArchivePages, stageWholeSource } from "./read-source.ts";
+import { baseUriOfSource, MIRROR, planSourceSiteRun, siteOfSource, stageChangedArchivePages, stageWholeSource } from "./read-source.ts";
 import { recordRunPages, startPendingRun, takePushes } from "./pushes.ts";
 import { claimSource, finishRun, getSource, type RefreshParams, type RunCounts, type Source } from "./sources.ts";
 
@@ -72,13 +73,13 @@ export class SourceRefresh extends WorkflowEntrypoint<Env, RefreshParams> {
       } else if (source.kind === "site") {
         // A push naming URLs: those pages alone, conditionally; else the whole conditional re-crawl.
         const urls = pushes?.changes.urls;
-        const options = { ...siteIngestOptions(source), ...(urls ? { only: urls } : {}) };
+        const plan = planSourceSiteRun(source, urls ? { only: urls } : {});
         let state: SiteRunState | undefined;
         for (let piece = 1; !state?.done; piece += 1) {
           const previous = state;
           state = unwrap(
             await step.do(`crawl ${piece}`, STEP, () =>
-              settle(async () => withinStepResult((await crawlSitePiece(db, runId, options, previous, PAGE_REQUESTS_PER_STEP)).state)),
+              settle(async () => withinStepResult((await crawlSitePiece(db, runId, plan, previous, PAGE_REQUESTS_PER_STEP)).state)),
             ),
           );
         }
@@ -86,7 +87,7 @@ export class SourceRefresh extends WorkflowEntrypoint<Env, RefreshParams> {
         refuseFailingSite(crawled);
         skipped = crawled.skipped;
         read = crawled.fetched;
-        publishedAt = unwrap(await step.do("publish", STEP, () => settle(() => publishSiteRun(db, runId, options, crawled).then(() => Date.now()))));
+        publishedAt = unwrap(await step.do("publish", STEP, () => settle(() => publishSiteRun(db, runId, plan, crawled).then(() => Date.now()))));
       } else {
         // An archive is one download and an llms.txt one file and its pages: read whole in one step.
         ({ skipped, read } = unwrap(await step.do("read", STEP, () => settle(() => stageWholeSource(db, runId, source)))));
@@ -151,7 +152,7 @@ async function beginRun(db: D1Database, name: string, runId: string): Promise<So
   if (source.runId !== runId && !(await claimSource(db, name, runId, Date.now()))) {
     throw new Error(`source "${name}" is being refreshed by run ${source.runId}`);
   }
-  if (source.kind === "site") await beginSiteRun(db, runId, siteIngestOptions(source));
+  if (source.kind === "site") await beginSiteRun(db, runId, planSourceSiteRun(source));
   else await beginGeneration(db, runId, siteOfSource(source).baseUri);
   return { ...source, runId };
 }

@@ -4,11 +4,11 @@ import { Hono } from "hono";
 import { AlmanacError } from "../errors.ts";
 import { errorHandler } from "../http/error-handler.ts";
 import { RefusalError } from "../http/refusal.ts";
+import { BodyRefused, readBody } from "../readers/http.ts";
 import { deriveHookSecret, hookKeyProblem } from "../sources/hook-secrets.ts";
 import { HOOK_PROVIDERS, MAX_HOOK_BODY_BYTES, readHookRequest, type HookProvider } from "../sources/hooks.ts";
 import { acceptPush } from "../sources/pushes.ts";
 import { getSource, type Source } from "../sources/sources.ts";
-import { concatBytes } from "../text/bytes.ts";
 
 /** The webhook route, to mount at the root. */
 export function sourceHooksSite(): Hono<{ Bindings: Env }> {
@@ -25,7 +25,7 @@ export function sourceHooksSite(): Hono<{ Bindings: Env }> {
     if (keyProblem || !key) {
       throw new AlmanacError("UNAVAILABLE", `webhooks are off on this server (${keyProblem}); its operator sets HOOK_KEY (corpus/docs/keeping-sources-fresh.md)`);
     }
-    const body = await readBody(c.req.raw);
+    const body = await readPushBody(c.req.raw);
     const source = await getSource(c.env.DB, name);
     if (!source) throw new AlmanacError("NOT_FOUND", `no source named "${name.slice(0, 64)}"; GET /sources lists them`);
     if (!source.hook) throw new AlmanacError("PERMISSION_DENIED", `source "${name}" has no webhook secret; its operator sets one with npm run sources -- hook ${name}`);
@@ -43,27 +43,14 @@ export function sourceHooksSite(): Hono<{ Bindings: Env }> {
   return site;
 }
 
-/** The body, at most MAX_HOOK_BODY_BYTES: a longer one is refused (413) without reading the rest. */
-async function readBody(request: Request): Promise<Uint8Array> {
-  const tooLarge = () =>
-    new RefusalError(new AlmanacError("INVALID_ARGUMENT", `a push body is at most ${MAX_HOOK_BODY_BYTES} bytes; this one is longer`), { httpStatus: 413 });
-  if (Number(request.headers.get("content-length") ?? 0) > MAX_HOOK_BODY_BYTES) throw tooLarge();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  if (request.body) {
-    const reader = request.body.getReader();
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      size += value.byteLength;
-      if (size > MAX_HOOK_BODY_BYTES) {
-        await reader.cancel();
-        throw tooLarge();
-      }
-      chunks.push(value);
-    }
+/** The push's body, at most MAX_HOOK_BODY_BYTES: a longer one is refused (413) without reading the rest. */
+async function readPushBody(request: Request): Promise<Uint8Array> {
+  try {
+    return (await readBody(request, { maxBytes: MAX_HOOK_BODY_BYTES, what: "the push body" })).bytes;
+  } catch (error) {
+    if (!(error instanceof BodyRefused)) throw error;
+    throw new RefusalError(new AlmanacError("INVALID_ARGUMENT", `a push body is at most ${MAX_HOOK_BODY_BYTES} bytes; this one is longer`), { httpStatus: 413 });
   }
-  return concatBytes(chunks, size);
 }
 
 /**

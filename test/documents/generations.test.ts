@@ -5,15 +5,9 @@ import { env } from "cloudflare:test";
 import { describe, expect, it, vi } from "vitest";
 import { prepareSite, siteFor } from "../../src/documents/ingest/prepare-pages.ts";
 import { syncDocuments } from "../../src/documents/ingest/write-corpus.ts";
-import {
-  AbandonedRunError,
-  beginGeneration,
-  generationState,
-  publishGeneration,
-  stagePages,
-  STALE_RUN_MS,
-  sweepGenerations,
-} from "../../src/documents/ingest/generations.ts";
+import { AbandonedRunError, beginGeneration, generationState, STALE_RUN_MS, sweepGenerations } from "../../src/documents/ingest/generations.ts";
+import { publishGeneration } from "../../src/documents/ingest/publish-generation.ts";
+import { stagePages } from "../../src/documents/ingest/stage-pages.ts";
 import { searchDocuments } from "../../src/documents/search/search-documents.ts";
 
 const site = siteFor("https://gen.example.com");

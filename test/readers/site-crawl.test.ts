@@ -3,6 +3,7 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { crawlSite, type CrawlOptions, type CrawlResult } from "../../src/readers/site/crawl.ts";
+import { planSiteRun, type SiteRunRequest } from "../../src/documents/ingest/plan-site-run.ts";
 import { ingestSite } from "../../src/documents/ingest/site-run.ts";
 import { findDocuments } from "../../src/documents/read/stored-documents.ts";
 
@@ -378,6 +379,7 @@ describe("crawling in pieces", () => {
 });
 
 describe("ingesting a site into D1", () => {
+  const ingest = (request: SiteRunRequest) => ingestSite(env.DB, planSiteRun(request));
   const pages = (guide: string): Record<string, Page> => ({
     "/docs/": { body: html("Home", `<p>Welcome.</p><a href="guide">Guide</a><a href="old">Old</a>`), etag: '"home-1"' },
     "/docs/guide": { body: html("Guide", guide), etag: `"guide-${guide.length}"` },
@@ -386,21 +388,21 @@ describe("ingesting a site into D1", () => {
 
   it("names pages by their public URL, asks conditionally the second time, and prunes pages gone from the site", async () => {
     const options = { start: "http://mirror.test/docs/", baseUri: "https://docs.example.org/docs", prune: true, userAgent: UA };
-    const first = await ingestSite(env.DB, { ...options, fetch: site("http://mirror.test", pages("<h2 id='setup'>Set up</h2><p>Run it.</p>")).fetch });
+    const first = await ingest({ ...options, fetch: site("http://mirror.test", pages("<h2 id='setup'>Set up</h2><p>Run it.</p>")).fetch });
     expect(first.added.sort()).toEqual(["documents/docs.example.org/docs", "documents/docs.example.org/docs/guide", "documents/docs.example.org/docs/old"]);
     expect(first.notes).toEqual([{ url: "http://mirror.test/docs/old", note: "canonical https://evil.test/x ignored: not under http://mirror.test/docs/" }]);
     const guide = (await findDocuments(env.DB, ["documents/docs.example.org/docs/guide"])).get("documents/docs.example.org/docs/guide");
     expect(guide).toMatchObject({ uri: "https://docs.example.org/docs/guide", content: "# Guide {#intro-part-2}\n\n## Set up {#setup}\n\nRun it." });
 
     const second = site("http://mirror.test", pages("<h2 id='setup'>Set up</h2><p>Run it.</p>"));
-    const again = await ingestSite(env.DB, { ...options, fetch: second.fetch });
+    const again = await ingest({ ...options, fetch: second.fetch });
     expect(again).toMatchObject({ added: [], updated: [], removed: [], notModified: 3, fetched: 0 });
     expect(again.unchanged).toHaveLength(3);
     expect(second.requests.filter((request) => !request.url.endsWith("robots.txt") && !request.url.endsWith("sitemap.xml")).every((request) => request.headers.has("if-none-match"))).toBe(true);
 
     const changed = pages("<h2 id='setup'>Set up</h2><p>Run it twice.</p>");
     delete changed["/docs/old"];
-    const third = await ingestSite(env.DB, { ...options, fetch: site("http://mirror.test", changed).fetch });
+    const third = await ingest({ ...options, fetch: site("http://mirror.test", changed).fetch });
     expect(third).toMatchObject({ updated: ["documents/docs.example.org/docs/guide"], removed: ["documents/docs.example.org/docs/old"], notModified: 1 });
   });
 
@@ -415,7 +417,7 @@ describe("ingesting a site into D1", () => {
       // A true copy of the home page, as index.html often is.
       "/docs/index.html": { body: html("Home", `<p>Welcome.</p><a href="a-liar">A</a><a href="index.html">I</a><a href="zeta">Z</a>`).replace("<head>", '<head><link rel="canonical" href="/docs/">') },
     });
-    const result = await ingestSite(env.DB, { start: "https://canon.test/docs/", fetch, prune: false, userAgent: UA });
+    const result = await ingest({ start: "https://canon.test/docs/", fetch, prune: false, userAgent: UA });
     expect(result.added.sort()).toEqual(["documents/canon.test/docs", "documents/canon.test/docs/a-liar", "documents/canon.test/docs/zeta"]);
     const zeta = (await findDocuments(env.DB, ["documents/canon.test/docs/zeta"])).get("documents/canon.test/docs/zeta");
     expect(zeta?.content).toBe("# Zeta {#intro-part-2}\n\nThe real zeta.");
@@ -433,13 +435,13 @@ describe("ingesting a site into D1", () => {
       ),
     });
     const options = { start: "https://failing.test/docs/", prune: true, userAgent: UA };
-    await ingestSite(env.DB, { ...options, fetch: site("https://failing.test", failing(false)).fetch });
-    await expect(ingestSite(env.DB, { ...options, refuseFailingSite: true, fetch: site("https://failing.test", failing(true)).fetch })).rejects.toThrow(
+    await ingest({ ...options, fetch: site("https://failing.test", failing(false)).fetch });
+    await expect(ingest({ ...options, refuseFailingSite: true, fetch: site("https://failing.test", failing(true)).fetch })).rejects.toThrow(
       /^the site failed to serve 3 of the 7 pages asked for \(https:\/\/failing\.test\/docs\/p3: HTTP 503.*nothing was published and the previous pages are still served/,
     );
     const p0 = "documents/failing.test/docs/p0";
     expect((await findDocuments(env.DB, [p0])).get(p0)?.content).toBe("# P0 {#intro-part-2}\n\nPage 0.");
-    const manual = await ingestSite(env.DB, { ...options, fetch: site("https://failing.test", failing(true)).fetch });
+    const manual = await ingest({ ...options, fetch: site("https://failing.test", failing(true)).fetch });
     expect(manual.updated).toContain(p0);
   });
 
@@ -450,7 +452,7 @@ describe("ingesting a site into D1", () => {
       "/guide/": { body: html("Guide", `<p>The guide.</p>`) },
       "/guide/index.html": { body: html("Guide", `<p>The guide.</p>`) },
     });
-    const result = await ingestSite(env.DB, { start: "https://one-name.test/", prune: true, userAgent: UA, fetch });
+    const result = await ingest({ start: "https://one-name.test/", prune: true, userAgent: UA, fetch });
     expect(result.added.sort()).toEqual(["documents/one-name.test", "documents/one-name.test/guide"]);
     expect(result.skipped).toEqual(
       expect.arrayContaining([
@@ -462,7 +464,7 @@ describe("ingesting a site into D1", () => {
 
   it("writes nothing and says why when no page could be read", async () => {
     const fetcher = (async () => new Response("gone", { status: 404 })) as unknown as typeof fetch;
-    await expect(ingestSite(env.DB, { start: "https://empty.test/", prune: true, userAgent: UA, fetch: fetcher })).rejects.toThrow(
+    await expect(ingest({ start: "https://empty.test/", prune: true, userAgent: UA, fetch: fetcher })).rejects.toThrow(
       /fetched no page from https:\/\/empty\.test\/, nothing was written:\n  https:\/\/empty\.test\/: HTTP 404/,
     );
   });

@@ -3,6 +3,7 @@
 // around its heading) read into real D1, whole and in a Workflow's small pieces.
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
+import { planSiteRun } from "../../src/documents/ingest/plan-site-run.ts";
 import { beginSiteRun, crawlSitePiece, ingestSite, publishSiteRun, type SiteRunState } from "../../src/documents/ingest/site-run.ts";
 import { findDocuments } from "../../src/documents/read/stored-documents.ts";
 import { SiteTemplate } from "../../src/readers/site/template.ts";
@@ -41,7 +42,7 @@ function manual(pages: number) {
   }) as typeof fetch;
 }
 
-const options = (baseUri: string) => ({ start: "https://manual.test/manual/index.html", baseUri, fetch: manual(8), userAgent: "Almanac-test", prune: false });
+const options = (baseUri: string) => planSiteRun({ start: "https://manual.test/manual/index.html", baseUri, fetch: manual(8), userAgent: "Almanac-test", prune: false });
 
 describe("a site's template, learnt from its pages", () => {
   it("drops the navigation tables every page repeats, keeps each page's own text, and links sections to the site's own ids", async () => {

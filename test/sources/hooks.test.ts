@@ -56,6 +56,25 @@ async function signedPush(name: string, secret: string, body: string, stamp = Ma
   return app.fetch(request, withKey, createExecutionContext());
 }
 
+/** A push whose body streams `offered` bytes with no Content-Length, so only counting as it arrives can refuse it; `pulled` is what was read of it. */
+function streamedPush(name: string, offered: number): { response: Promise<Response>; pulled: () => number } {
+  const chunk = new Uint8Array(64 * 1024).fill(0x20);
+  let pulled = 0;
+  const body = new ReadableStream<Uint8Array>({
+    pull(controller) {
+      if (pulled >= offered) return controller.close();
+      pulled += chunk.byteLength;
+      controller.enqueue(chunk);
+    },
+  });
+  const request = new Request(`https://almanac.test/sources/${name}/hooks/signed`, {
+    method: "POST",
+    headers: { "x-almanac-timestamp": String(Math.floor(Date.now() / 1000)), "x-almanac-signature": "sha256=00" },
+    body,
+  });
+  return { response: Promise.resolve(app.fetch(request, withKey, createExecutionContext())), pulled: () => pulled };
+}
+
 const push = (modified: string[], removed: string[] = []) => ({ ref: "refs/heads/main", after: "c0ffee2", commits: [{ added: [], modified, removed }] });
 const pending = async () => (await env.DB.prepare("SELECT count(*) AS n FROM source_pushes").first<number>("n")) ?? 0;
 
@@ -169,12 +188,15 @@ describe("a source's webhook", () => {
   it("refuses a wrong signature, a replay, another source's secret, a stale or malformed signed push, and a body too large, changing nothing", async () => {
     const other = await deriveHookSecret(HOOK_KEY, "other", "salt-one");
     const refusals: [string, Response][] = [];
+    let streamed: ReturnType<typeof streamedPush> | undefined;
     const started = await instancesOf(async () => {
       refusals.push(["wrong signature", await githubPush("handbook", "not-the-secret", push(["docs/p1.md"]))]);
       refusals.push(["another source's secret", await githubPush("handbook", other, push(["docs/p1.md"]))]);
       refusals.push(["stale", await signedPush("handbook", secret, '{"paths":["docs/p1.md"]}', Math.floor(Date.now() / 1000) - 3600)]);
       refusals.push(["malformed", await signedPush("handbook", secret, "{not json")]);
       refusals.push(["too large", await signedPush("handbook", secret, JSON.stringify({ paths: ["x".repeat(1024 * 1024)] }))]);
+      streamed = streamedPush("handbook", 16 * 1024 * 1024);
+      refusals.push(["too large, no Content-Length", await streamed.response]);
       refusals.push(["no HOOK_KEY", await githubPush("handbook", secret, push(["docs/p1.md"]), undefined, env)]);
       refusals.push(["unknown source", await githubPush("nosuch", secret, push(["docs/p1.md"]))]);
     });
@@ -186,10 +208,13 @@ describe("a source's webhook", () => {
       ["stale", 401, expect.stringMatching(/more than 300 s from the server's clock: a replayed or delayed request is refused/)],
       ["malformed", 400, "the body is not JSON"],
       ["too large", 413, expect.stringMatching(/at most 1048576 bytes/)],
+      ["too large, no Content-Length", 413, "a push body is at most 1048576 bytes; this one is longer"],
       ["no HOOK_KEY", 503, expect.stringMatching(/webhooks are off on this server \(HOOK_KEY is not set\)/)],
       ["unknown source", 404, expect.stringMatching(/no source named "nosuch"/)],
     ]);
     expect(await pending()).toBe(0);
+    // Refused as it arrived: the rest of the 16 MiB was never read.
+    expect(streamed?.pulled()).toBeLessThan(2 * 1024 * 1024);
     expect(await getSource(env.DB, "handbook")).toMatchObject({ lastPush: null, lastRun: { added: PAGES } });
 
     // A replay: the same delivery again is refused, and only the first started a run.

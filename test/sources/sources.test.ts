@@ -3,6 +3,9 @@
 import { createExecutionContext, env, SELF } from "cloudflare:test";
 import { app } from "../../src/index.ts";
 import { beforeEach, describe, expect, it } from "vitest";
+import { siteRunFlags } from "../../src/documents/ingest/plan-site-run.ts";
+import { READER_USER_AGENT } from "../../src/readers/http.ts";
+import { planSourceSiteRun } from "../../src/sources/read-source.ts";
 import { runSource } from "../../src/sources/run.ts";
 import { addSource, claimSource, dueSources, finishRun, getSource, listSources, parseInterval, removeSource } from "../../src/sources/sources.ts";
 import { redactUrlSecrets } from "../../src/text/redact-urls.ts";
@@ -67,6 +70,32 @@ describe("sources", () => {
     await addSource(env.DB, { name: "demo", kind: "site", url: "http://a/", every: 60 }, NOW);
     expect(await removeSource(env.DB, "demo")).toBe(true);
     expect(await removeSource(env.DB, "demo")).toBe(false);
+  });
+});
+
+describe("a site source's run, planned once from its stored flags", () => {
+  it("is the crawl the same flags give npm run ingest -- site, as a mirror, and a push's URLs narrow it", async () => {
+    const options = { "base-uri": "https://docs.python.org/3/", "data-source": "python", include: ["/3/library/**"], "max-pages": "40", timeout: "3" };
+    const source = await addSource(env.DB, { name: "python", kind: "site", url: "http://127.0.0.1:8000/3/index.html", options, every: 3600 }, NOW);
+    const plan = planSourceSiteRun(source);
+    expect(plan).toMatchObject({
+      start: "http://127.0.0.1:8000/3/index.html",
+      scope: { origin: "http://127.0.0.1:8000", prefix: "/3/" },
+      site: { baseUri: "https://docs.python.org/3", dataSource: "python" },
+      include: ["/3/library/**"],
+      exclude: [],
+      limits: { maxPages: 40, timeoutMs: 3000, concurrency: 4 },
+      userAgent: READER_USER_AGENT,
+      prune: true,
+      refuseShrinking: true,
+    });
+    expect(plan.publicUrl("http://127.0.0.1:8000/3/howto/sorting.html")).toBe("https://docs.python.org/3/howto/sorting.html");
+    expect(planSourceSiteRun(source, { only: ["http://127.0.0.1:8000/3/howto/sorting.html"] }).only).toEqual(["http://127.0.0.1:8000/3/howto/sorting.html"]);
+  });
+
+  it("refuses a --max-pages or --timeout that is not a positive number, stored as on the command line", () => {
+    expect(() => siteRunFlags({ "max-pages": "many" })).toThrow('--max-pages must be a positive number, not "many"');
+    expect(() => siteRunFlags({ timeout: "0" })).toThrow('--timeout must be a positive number, not "0"');
   });
 });
 

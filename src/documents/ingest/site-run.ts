@@ -1,48 +1,26 @@
 /**
- * A website into the corpus: crawl (crawl.ts), each page's article as
- * Markdown through the pipeline every reader shares (prepareDocument: site
- * markup cleaning, chunking, hashing), staged as one run's generation
- * (generations.ts) with their HTTP validators for the next run's conditional
- * requests, then published at once. The CLI runs it in one piece; a
- * source's Workflow (src/sources/refresh-workflow.ts) in many, one per step.
+ * A website into the corpus, as planned (plan-site-run.ts): crawl
+ * (crawl.ts), each page's article as Markdown through the pipeline every
+ * reader shares (prepareDocument: site markup cleaning, chunking, hashing),
+ * staged as one run's generation (generations.ts) with their HTTP validators
+ * for the next run's conditional requests, then published at once. The CLI
+ * runs it in one piece; a source's Workflow (src/sources/refresh-workflow.ts)
+ * in many, one per step.
  * Worker-safe: D1 and a `fetch` are all it needs.
  */
-import { prepareDocument, siteFor, PageError, type PreparedDocument, type Site } from "./prepare-pages.ts";
+import { prepareDocument, PageError, type PreparedDocument, type Site } from "./prepare-pages.ts";
 import { documentNameForUri } from "../names.ts";
-import { newRunId, type WriteProgress } from "./write-corpus.ts";
-import { abandonGeneration, beginGeneration, publishGeneration, stagePages, type StagedValidator } from "./generations.ts";
-import { refuseVersionConflicts, type SiteVersion } from "../versions.ts";
+import { abandonGeneration, beginGeneration, newRunId } from "./generations.ts";
+import type { SiteRunPlan } from "./plan-site-run.ts";
+import { publishGeneration } from "./publish-generation.ts";
+import { stagePages, type StagedValidator } from "./stage-pages.ts";
+import { refuseVersionConflicts } from "../versions.ts";
 import type { SyncReport } from "../../sync-report.ts";
-import { crawlSite, type CrawlOptions, type CrawlResult, type CrawlState } from "../../readers/site/crawl.ts";
+import { crawlSite, type CrawlResult, type CrawlState } from "../../readers/site/crawl.ts";
 import type { CrawledPage, PageValidator, SkippedUrl } from "../../readers/site/fetch-page.ts";
 import type { ContentRule } from "../../readers/site/html.ts";
 import { SiteTemplate, type TemplateState } from "../../readers/site/template.ts";
-import { inScope, pageKey, publicUrlFor, publishedUrl, scopeOf } from "../../readers/site/scope.ts";
-
-/** What to crawl and how: the crawl's own options (`start`'s origin and folder are its scope), and where its pages go. */
-export interface SiteIngestOptions extends Pick<CrawlOptions, "start" | "fetch" | "userAgent" | "include" | "exclude" | "contentSelector" | "limits" | "onProgress"> {
-  /** The public URL the crawled folder is published at (`--base-uri`); the start folder itself when absent. */
-  baseUri?: string;
-  dataSource?: string;
-  /** `--version` / `--current`: the crawled pages are this version of their data source (src/documents/versions.ts). */
-  version?: SiteVersion;
-  prune: boolean;
-  /** With prune: a run that read under half the pages it would replace fails instead (generations.ts, SHRINK_SHARE). */
-  refuseShrinking?: boolean;
-  /**
-   * Read only these page URLs (a push naming what changed): no sitemap, no
-   * link followed, nothing pruned; a page among them that answers 404 or 410
-   * is removed.
-   */
-  only?: readonly string[];
-  /**
-   * An unattended run (a source's refresh) publishes nothing when the site
-   * fails more than FAILING_SITE_SHARE of the pages asked for; a person
-   * running `npm run ingest -- site` reads the failures in the report instead.
-   */
-  refuseFailingSite?: boolean;
-  onWriteProgress?: (progress: WriteProgress) => void;
-}
+import { inScope, pageKey, publishedUrl } from "../../readers/site/scope.ts";
 
 /**
  * A site whose failures pass this share of the pages asked for is taken as
@@ -86,18 +64,18 @@ export interface SiteIngestResult extends SyncReport {
  * Crawls the site and makes the pages under its base URI match it, as one
  * run: begun, crawled in one piece, published (the Workflow does the same in
  * many pieces). Throws a plain Error, with nothing published, when no page
- * could be read (with the first reasons), or when the base URI is not a URL.
+ * could be read (with the first reasons).
  */
-export async function ingestSite(db: D1Database, options: SiteIngestOptions): Promise<SiteIngestResult> {
+export async function ingestSite(db: D1Database, plan: SiteRunPlan): Promise<SiteIngestResult> {
   const runId = newRunId();
-  const site = await beginSiteRun(db, runId, options);
+  await beginSiteRun(db, runId, plan);
   try {
-    const piece = await crawlSitePiece(db, runId, options);
-    if (options.refuseFailingSite) refuseFailingSite(piece.state);
-    const report = await publishSiteRun(db, runId, options, piece.state);
+    const piece = await crawlSitePiece(db, runId, plan);
+    if (plan.refuseFailingSite) refuseFailingSite(piece.state);
+    const report = await publishSiteRun(db, runId, plan, piece.state);
     return {
       ...report,
-      site,
+      site: plan.site,
       source: piece.state.source,
       fetched: piece.state.fetched,
       notModified: piece.state.notModified,
@@ -155,18 +133,11 @@ const FIRST_SKIPPED_KEPT = 5;
 /** The skip reasons that are the site's failure, not the page's: a server error, or a request that failed twice (crawl.ts words them). */
 const SITE_FAILURE = /^HTTP 5\d\d$|tried twice$/;
 
-/** The site a run writes, from its options (no request made). */
-export function siteOfRun(options: Pick<SiteIngestOptions, "start" | "baseUri" | "dataSource" | "version">): Site {
-  const scope = scopeOf(options.start);
-  return siteFor(options.baseUri ?? `${scope.origin}${scope.prefix}`, options.dataSource, options.version);
-}
-
 /** Starts run `runId` of the site: refused, before anything is written, when its base URI holds another version. */
-export async function beginSiteRun(db: D1Database, runId: string, options: SiteIngestOptions): Promise<Site> {
-  const site = siteOfRun(options);
+export async function beginSiteRun(db: D1Database, runId: string, plan: SiteRunPlan): Promise<void> {
+  const { site } = plan;
   await refuseVersionConflicts(db, site.baseUri, site.dataSource, site.version?.label ?? "");
   await beginGeneration(db, runId, site.baseUri);
-  return site;
 }
 
 /**
@@ -175,28 +146,26 @@ export async function beginSiteRun(db: D1Database, runId: string, options: SiteI
  * the pages read into documents and stages them with their validators. The
  * pages are not seen by readers until publishSiteRun.
  */
-export async function crawlSitePiece(db: D1Database, runId: string, options: SiteIngestOptions, previous?: SiteRunState, requestBudget?: number): Promise<SitePiece> {
-  const scope = scopeOf(options.start);
-  const site = siteOfRun(options);
-  const publicUrl = publicUrlFor(scope, options.baseUri ? site.baseUri : undefined);
+export async function crawlSitePiece(db: D1Database, runId: string, plan: SiteRunPlan, previous?: SiteRunState, requestBudget?: number): Promise<SitePiece> {
+  const { scope, site, publicUrl } = plan;
   const known = await loadValidators(db, site.baseUri);
   const crawl = await crawlSite({
-    start: options.start,
-    fetch: options.fetch,
-    userAgent: options.userAgent,
-    include: options.include,
-    exclude: options.exclude,
-    contentSelector: options.contentSelector,
+    start: plan.start,
+    fetch: plan.fetch,
+    userAgent: plan.userAgent,
+    include: plan.include,
+    exclude: plan.exclude,
+    contentSelector: plan.contentSelector,
     publicUrl,
-    limits: options.limits,
+    limits: plan.limits,
     validators: new Map([...known].map(([url, row]) => [url, row.validator])),
-    onProgress: options.onProgress,
+    onProgress: plan.onProgress,
     ...(previous?.crawl ? { resume: previous.crawl } : {}),
-    ...(options.only ? { only: options.only } : {}),
+    ...(plan.only ? { only: plan.only } : {}),
     ...(requestBudget !== undefined ? { requestBudget } : {}),
   });
 
-  if (crawl.pages.length > 0) options.onProgress?.(`read ${crawl.pages.length} pages in ${crawl.requests} requests; preparing them`);
+  if (crawl.pages.length > 0) plan.onProgress?.(`read ${crawl.pages.length} pages in ${crawl.requests} requests; preparing them`);
   const skipped = [...crawl.skipped];
   const notes: SitePiece["notes"] = [];
   const documents: PreparedDocument[] = [];
@@ -213,7 +182,7 @@ export async function crawlSitePiece(db: D1Database, runId: string, options: Sit
   const contentRules = { ...previous?.contentRules };
   let templateStripped = previous?.templateStripped ?? 0;
   for (const [index, crawled] of ordered.entries()) {
-    if (options.onProgress && crawl.pages.length > 100 && (index + 1) % 100 === 0) options.onProgress(`prepared ${index + 1}/${crawl.pages.length} pages`);
+    if (plan.onProgress && crawl.pages.length > 100 && (index + 1) % 100 === 0) plan.onProgress(`prepared ${index + 1}/${crawl.pages.length} pages`);
     if (crawled.status === "unchanged") {
       const previous = known.get(crawled.url);
       if (!previous) continue;
@@ -276,8 +245,8 @@ export async function crawlSitePiece(db: D1Database, runId: string, options: Sit
     if (name && !skip.gone) keep.push(name);
     if (name && skip.gone) gone.push(name);
   }
-  if (documents.length + keep.length > 0) options.onProgress?.(`staging ${documents.length} pages (${keep.length} unchanged kept)`);
-  await stagePages(db, runId, site.baseUri, documents, { keep, validators, onProgress: options.onWriteProgress });
+  if (documents.length + keep.length > 0) plan.onProgress?.(`staging ${documents.length} pages (${keep.length} unchanged kept)`);
+  await stagePages(db, runId, site.baseUri, documents, { keep, validators, onProgress: plan.onWriteProgress });
 
   const before = previous ?? { fetched: 0, notModified: 0, skipped: 0, failed: 0, firstSkipped: [], firstFailed: [] };
   const failures = crawl.skipped.filter((skip) => SITE_FAILURE.test(skip.reason));
@@ -293,7 +262,7 @@ export async function crawlSitePiece(db: D1Database, runId: string, options: Sit
     firstSkipped: [...before.firstSkipped, ...skipped].slice(0, FIRST_SKIPPED_KEPT),
     requests: crawl.requests,
     bytes: crawl.bytes,
-    ...(options.only ? { gone } : {}),
+    ...(plan.only ? { gone } : {}),
     ...((crawl.stoppedBy ?? previous?.stoppedBy) ? { stoppedBy: crawl.stoppedBy ?? previous?.stoppedBy } : {}),
     contentRules,
     templateStripped,
@@ -311,24 +280,24 @@ export async function crawlSitePiece(db: D1Database, runId: string, options: Sit
 export async function publishSiteRun(
   db: D1Database,
   runId: string,
-  options: SiteIngestOptions,
+  plan: SiteRunPlan,
   state: SiteRunState,
 ): Promise<SyncReport & { pruneRefused?: string }> {
-  const site = siteOfRun(options);
-  if (options.only) {
+  const { site } = plan;
+  if (plan.only) {
     // Only the named pages: the rest of the site is neither read nor pruned.
     return publishGeneration(db, runId, { baseUri: site.baseUri, site, prune: false, remove: state.gone ?? [] });
   }
   if (state.fetched + state.notModified === 0) {
     const reasons = state.firstSkipped.map((skip) => `${skip.url}: ${skip.reason}`);
-    throw new Error(`fetched no page from ${options.start}, nothing was written${reasons.length > 0 ? `:\n  ${reasons.join("\n  ")}` : ""}`);
+    throw new Error(`fetched no page from ${plan.start}, nothing was written${reasons.length > 0 ? `:\n  ${reasons.join("\n  ")}` : ""}`);
   }
-  const pruneRefused = options.prune && state.stoppedBy ? `the crawl stopped at ${state.stoppedBy}, so pages it did not reach were kept` : undefined;
+  const pruneRefused = plan.prune && state.stoppedBy ? `the crawl stopped at ${state.stoppedBy}, so pages it did not reach were kept` : undefined;
   const report = await publishGeneration(db, runId, {
     baseUri: site.baseUri,
     site,
-    prune: options.prune && !pruneRefused,
-    refuseShrinking: options.refuseShrinking,
+    prune: plan.prune && !pruneRefused,
+    refuseShrinking: plan.refuseShrinking,
   });
   return { ...report, ...(pruneRefused ? { pruneRefused } : {}) };
 }

@@ -10,7 +10,9 @@ import { findVersion, forgetVersionStatements, refuseVersionConflicts, type Vers
 import { commonTermsMissing, refreshCommonTerms } from "../search/common-terms.ts";
 import type { SemanticSearch } from "../../embeddings/semantic-search.ts";
 import { embedChunks, type EmbeddingReport } from "./embed-chunks.ts";
-import { abandonGeneration, beginGeneration, publishGeneration, stagePages, unchangedRun, withRetries, type StageProgress, type StagedValidator } from "./generations.ts";
+import { abandonGeneration, beginGeneration, newRunId, withRetries } from "./generations.ts";
+import { publishGeneration } from "./publish-generation.ts";
+import { stagePages, unchangedRun, type StageProgress, type StagedValidator } from "./stage-pages.ts";
 
 /** How far the writing has got, after each batch. */
 export type WriteProgress = StageProgress;
@@ -55,7 +57,7 @@ export async function syncDocuments(
 /** How syncDocuments writes. */
 interface SyncOptions {
   prune: boolean;
-  /** With prune: a run under half the pages it would replace fails instead (generations.ts, SHRINK_SHARE). */
+  /** With prune: a run under half the pages it would replace fails instead (publish-generation.ts, SHRINK_SHARE). */
   refuseShrinking?: boolean;
   now?: Date;
   onProgress?: (progress: WriteProgress) => void;
@@ -84,11 +86,6 @@ export async function removeVersion(db: D1Database, label: string, dataSource?: 
     alongside: forgetVersionStatements(db, version),
   });
   return { version, report };
-}
-
-/** A new run ids itself: random, so two runs never share staged rows. */
-export function newRunId(prefix = "cli"): string {
-  return `${prefix}-${crypto.randomUUID()}`;
 }
 
 /** One whole run in one call: begin, stage, publish; on any failure nothing is published and the staged rows go. */
