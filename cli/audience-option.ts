@@ -1,7 +1,7 @@
 // --audience team-a[,team-b] and --public, the same for every command that
 // says who may read a data source (ingest, sources) or what a key opens (keys):
-// parsed once into a checked list of audience names (src/documents/visibility.ts).
-import { audienceList } from "../src/documents/visibility.ts";
+// parsed once into a checked list of audience names (src/documents/access/visibility.ts).
+import { audienceList } from "../src/documents/access/visibility.ts";
 
 /** The parseArgs option definitions, to spread into a command's `options`. */
 export const AUDIENCE_OPTIONS = {

@@ -1,7 +1,7 @@
-// npm run audit -- [list]|prune: the audit log of restricted documentation (src/documents/audit.ts),
+// npm run audit -- [list]|prune: the audit log of restricted documentation (src/documents/access/audit.ts),
 // from the local D1 database that `npm start` serves, or the deployed one with --remote.
 import { parseArgs } from "node:util";
-import { auditRetentionDays, pruneAuditLog, readAuditLog, type AuditRecord } from "../src/documents/audit.ts";
+import { auditRetentionDays, pruneAuditLog, readAuditLog, type AuditRecord } from "../src/documents/access/audit.ts";
 import { withEnv } from "./env.ts";
 import { DEFAULT_STATE_DIR } from "./local-env.ts";
 import { runCli } from "./run-cli.ts";

@@ -6,7 +6,7 @@ import { ingestSite, type SiteIngestResult } from "../src/documents/ingest/site-
 import { planSiteRun, siteRunFlags } from "../src/documents/ingest/plan-site-run.ts";
 import { AlmanacError } from "../src/errors.ts";
 import { AUDIENCE_OPTIONS, audienceOption, describeAudiences } from "./audience-option.ts";
-import { setSourceAudiences } from "../src/documents/visibility.ts";
+import { setSourceAudiences } from "../src/documents/access/visibility.ts";
 import { VERSION_OPTIONS, versionOption } from "./version-option.ts";
 import { describeEmbedding, describeWriteProgress, refuseDefaultCorpusBase } from "./ingest-docs.ts";
 import { embedAllStoredPages, type EmbeddingReport } from "../src/documents/ingest/embed-chunks.ts";

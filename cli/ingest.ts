@@ -11,7 +11,7 @@ import { describeLlmsRead, ingestLlms } from "./ingest-llms.ts";
 import { removeVersion } from "../src/documents/ingest/write-corpus.ts";
 import { VERSION_OPTIONS, versionOption } from "./version-option.ts";
 import { AUDIENCE_OPTIONS, audienceOption, describeAudiences } from "./audience-option.ts";
-import { setSourceAudiences } from "../src/documents/visibility.ts";
+import { setSourceAudiences } from "../src/documents/access/visibility.ts";
 import type { SiteVersion } from "../src/documents/versions.ts";
 import { USER_LIBRARY, checkLibraryName, describeLibraryIngest, ingestLibraryFolder } from "./ingest-library.ts";
 import { withEnv } from "./env.ts";

@@ -10,7 +10,7 @@ import { addSource, listSources, parseInterval, removeSource, SOURCE_KINDS, type
 import { MIRROR, planSourceSiteRun, siteOfSource, versionOf } from "../src/sources/read-source.ts";
 import { VERSION_OPTIONS, versionOption } from "./version-option.ts";
 import { AUDIENCE_OPTIONS, audienceOption, describeAudiences } from "./audience-option.ts";
-import { restrictedSources, setSourceAudiences, sourceAudiences } from "../src/documents/visibility.ts";
+import { restrictedSources, setSourceAudiences, sourceAudiences } from "../src/documents/access/visibility.ts";
 import { hostOf } from "../src/sources/status.ts";
 import { runSource, type ReadResult } from "../src/sources/run.ts";
 import { withEnv } from "./env.ts";

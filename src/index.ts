@@ -4,7 +4,7 @@ import { countDocuments } from "./documents/read/stored-documents.ts";
 import { errorHandler } from "./http/error-handler.ts";
 import { notFound } from "./http/not-found.ts";
 import { readerCaller, viewing } from "./http/viewer.ts";
-import { auditRetentionDays, pruneAuditLog } from "./documents/audit.ts";
+import { auditRetentionDays, pruneAuditLog } from "./documents/access/audit.ts";
 import { AlmanacMcp } from "./mcp/legacy-session.ts";
 import { mcpApi } from "./mcp/routes.ts";
 import { SessionRegistry } from "./mcp/session-registry.ts";
@@ -27,7 +27,7 @@ app.onError(errorHandler);
 app.notFound(notFound);
 app.use(serverTiming());
 
-// The page count a caller sees: public sources, and with a key its audiences' (src/documents/visibility.ts).
+// The page count a caller sees: public sources, and with a key its audiences' (src/documents/access/visibility.ts).
 app.get("/healthz", readerCaller(), viewing("healthz", "healthz"), async (c) =>
   c.json({ status: "ok", documents: await readOnce(c.env.DB, (db) => countDocuments(db, c.get("viewer"))) }, 200, { "Cache-Control": "no-store" }),
 );
@@ -53,7 +53,7 @@ export default {
         if (report.started.length + report.released.length > 0) console.log(`sources: ${JSON.stringify(report)}`);
       }),
     );
-    // The audit log keeps AUDIT_RETENTION_DAYS of rows (src/documents/audit.ts); one indexed range delete per tick.
+    // The audit log keeps AUDIT_RETENTION_DAYS of rows (src/documents/access/audit.ts); one indexed range delete per tick.
     ctx.waitUntil(pruneAuditLog(env.DB, auditRetentionDays(env), new Date(controller.scheduledTime)).then(() => undefined));
   },
 } satisfies ExportedHandler<Env>;

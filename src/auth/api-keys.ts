@@ -22,7 +22,7 @@ export interface ApiKeyRecord {
   /** This key's own limits; null means the tier's. */
   answerPerMinute: number | null;
   answerPerDay: number | null;
-  /** The audiences whose restricted data sources the key sees (src/documents/visibility.ts); empty: public ones only. */
+  /** The audiences whose restricted data sources the key sees (src/documents/access/visibility.ts); empty: public ones only. */
   audiences: string[];
   /** This key's own search and get limits per minute (search_documents, get_documents and their REST methods); null means the tier's. */
   searchPerMinute: number | null;

@@ -13,7 +13,7 @@ export type Caller =
       /** The key's own limits; null means the tier's. */
       answerPerMinute: number | null;
       answerPerDay: number | null;
-      /** The key's audiences: the restricted data sources it sees (src/documents/visibility.ts). */
+      /** The key's audiences: the restricted data sources it sees (src/documents/access/visibility.ts). */
       audiences: readonly string[];
       searchPerMinute?: number | null;
       getPerMinute?: number | null;

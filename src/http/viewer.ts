@@ -1,7 +1,7 @@
 import type { MiddlewareHandler } from "hono";
 import { type Caller, callerAudiences, clientAddress, identifyCaller, presentedApiKey } from "../auth/caller.ts";
-import { type Door, recordAccess } from "../documents/audit.ts";
-import { type Viewer, viewerWith } from "../documents/visibility.ts";
+import { type Door, recordAccess } from "../documents/access/audit.ts";
+import { type Viewer, viewerWith } from "../documents/access/visibility.ts";
 
 declare module "hono" {
   interface ContextVariableMap {
@@ -11,10 +11,10 @@ declare module "hono" {
 }
 
 /**
- * The corpus reads of a route as its caller sees them (src/documents/visibility.ts):
+ * The corpus reads of a route as its caller sees them (src/documents/access/visibility.ts):
  * sets `c.get("viewer")` from the caller's audiences, and once the route has
  * answered successfully records what it returned of restricted data sources
- * in the audit log (src/documents/audit.ts), before the answer leaves. Runs
+ * in the audit log (src/documents/access/audit.ts), before the answer leaves. Runs
  * after the caller is identified.
  *
  * @example rest.get("/v1/documents:batchGet", viewing("rest", "documents.batchGet"), batchGetDocuments);

@@ -17,9 +17,9 @@ import {
 } from "../tools/document-resources.ts";
 import { SERVER_INSTRUCTIONS, enabledTools } from "../tools/index.ts";
 import { conformanceTool } from "./conformance-tool.ts";
-import { recordAccess } from "../documents/audit.ts";
+import { recordAccess } from "../documents/access/audit.ts";
 import { type Caller, callerAudiences } from "../auth/caller.ts";
-import { type Viewer, viewerWith } from "../documents/visibility.ts";
+import { type Viewer, viewerWith } from "../documents/access/visibility.ts";
 
 /** Name and version reported by `initialize` and `server/discover`. */
 export const SERVER_INFO = { name: "almanac", version: "0.1.0" } as const;
@@ -78,7 +78,7 @@ type ToolResult = {
 
 /**
  * Who calls, as the methods need it: the key id for the audit log and the
- * audiences that decide which data sources it reads (src/documents/visibility.ts).
+ * audiences that decide which data sources it reads (src/documents/access/visibility.ts).
  */
 export interface McpCaller {
   keyId: string | null;

@@ -2,7 +2,7 @@
 // per-caller quota.
 import type { Context, MiddlewareHandler } from "hono";
 import { bodyLimit } from "hono/body-limit";
-import { retrievalFor } from "../documents/retrieval.ts";
+import { retrievalFor } from "../documents/search/retrieval.ts";
 import { compileFilter } from "../documents/search/filter.ts";
 import { AlmanacError } from "../errors.ts";
 import { checkedArguments } from "../http/arguments.ts";

@@ -2,7 +2,7 @@
 import type { D1Reader } from "../d1/sessions.ts";
 import { findContentLengths } from "../documents/read/stored-documents.ts";
 import { AlmanacError } from "../errors.ts";
-import type { Viewer } from "../documents/visibility.ts";
+import type { Viewer } from "../documents/access/visibility.ts";
 
 /**
  * 16 MiB of page content per response. A Worker has 128 MB: the rows read

@@ -1,7 +1,7 @@
 // GET /v1/documents:searchDocumentChunks: search_documents for Google's client.
 import type { Context } from "hono";
 import { resultBudget } from "../config.ts";
-import { retrievalFor } from "../documents/retrieval.ts";
+import { retrievalFor } from "../documents/search/retrieval.ts";
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from "../documents/search/search-documents.ts";
 import { AlmanacError } from "../errors.ts";
 import { filterField, queryField } from "../tools/document-fields.ts";

@@ -2,7 +2,7 @@
 import type { D1Reader } from "../d1/sessions.ts";
 import { redactUrlSecrets } from "../text/redact-urls.ts";
 import { listSources, type Source } from "./sources.ts";
-import { isVisible, noteTouched, publicViewer, visibilityFor, type Viewer } from "../documents/visibility.ts";
+import { isVisible, noteTouched, publicViewer, visibilityFor, type Viewer } from "../documents/access/visibility.ts";
 
 const time = (ms: number | null | undefined) => (ms == null ? null : new Date(ms).toISOString());
 

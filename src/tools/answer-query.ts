@@ -1,6 +1,6 @@
 import { z } from "zod";
 import type { Answer } from "../documents/answer/answer-query.ts";
-import { retrievalFor } from "../documents/retrieval.ts";
+import { retrievalFor } from "../documents/search/retrieval.ts";
 import { READ_ONLY_ANNOTATIONS, defineTool } from "./define.ts";
 import { filterField, queryField } from "./document-fields.ts";
 

@@ -3,7 +3,7 @@ import type { z } from "zod";
 import { ReadConsistency } from "../d1/sessions.ts";
 import type { AnswerWeights } from "../documents/answer/answer-query.ts";
 import { timed } from "../observability/timings.ts";
-import type { Viewer } from "../documents/visibility.ts";
+import type { Viewer } from "../documents/access/visibility.ts";
 
 /** What a tool hands back: the structured result and its Markdown rendering. */
 export interface ToolOutput<Structured> {
@@ -21,7 +21,7 @@ export interface ToolContext {
   reads: ReadConsistency;
   /** The weights search and answers use; absent, the product's defaults. Only the evaluation (eval/tune.ts) passes others. */
   weights?: AnswerWeights;
-  /** Who calls (src/documents/visibility.ts): the tool reads only the data sources it sees; absent, the public ones. */
+  /** Who calls (src/documents/access/visibility.ts): the tool reads only the data sources it sees; absent, the public ones. */
   viewer?: Viewer;
 }
 

@@ -6,7 +6,7 @@ import { readOnce } from "../d1/sessions.ts";
 import { AlmanacError } from "../errors.ts";
 import { MAX_DOCUMENT_NAME_LENGTH, documentNameForUri } from "../documents/names.ts";
 import { documentNamesWithPrefix, findDocuments, listDocuments } from "../documents/read/stored-documents.ts";
-import { publicViewer, type Viewer } from "../documents/visibility.ts";
+import { publicViewer, type Viewer } from "../documents/access/visibility.ts";
 
 /** The Markdown media type of every document resource. */
 const DOCUMENT_MIME_TYPE = "text/markdown";

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, type SearchResult } from "../documents/search/search-documents.ts";
 import { resultBudget } from "../config.ts";
-import { retrievalFor } from "../documents/retrieval.ts";
+import { retrievalFor } from "../documents/search/retrieval.ts";
 import { READ_ONLY_ANNOTATIONS, defineTool } from "./define.ts";
 import { documentSummarySchema, filterField, queryField } from "./document-fields.ts";
 

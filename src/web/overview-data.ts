@@ -10,7 +10,7 @@ import { type ProviderStats, libraryStats } from "../library/library-stats.ts";
 import { type AnswerAllowance, answerAllowance } from "../quota/gate.ts";
 import { listSources } from "../sources/sources.ts";
 import { hostOf, statusOf, type SourceStatus } from "../sources/status.ts";
-import { type Viewer, visibilityFor } from "../documents/visibility.ts";
+import { type Viewer, visibilityFor } from "../documents/access/visibility.ts";
 
 /** A part of the overview: its value, or the public message saying why it is missing. */
 export type Outcome<T> = { ok: true; value: T } | { ok: false; message: string };
@@ -45,7 +45,7 @@ export interface OverviewData {
 export async function loadOverview(env: Env, caller: Outcome<Caller>, viewer: Viewer): Promise<OverviewData> {
   // One read session (the nearest replica) for every read.
   const db = readSession(env.DB);
-  // What the caller sees (src/documents/visibility.ts): counts, sources and the forms' source lists alike.
+  // What the caller sees (src/documents/access/visibility.ts): counts, sources and the forms' source lists alike.
   const corpusRead = corpusStats(db, viewer);
   const hidden = visibilityFor(db, viewer).then((visibility) => visibility.hidden);
   const [corpus, library, allowance, sources] = await Promise.all([

@@ -6,10 +6,10 @@ import { type Context, type ErrorHandler, Hono, type MiddlewareHandler } from "h
 import { bodyLimit } from "hono/body-limit";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { type Caller, callerAudiences, identifyCaller } from "../auth/caller.ts";
-import { recordAccess } from "../documents/audit.ts";
-import { type Viewer, viewerWith } from "../documents/visibility.ts";
+import { recordAccess } from "../documents/access/audit.ts";
+import { type Viewer, viewerWith } from "../documents/access/visibility.ts";
 import { viewing } from "../http/viewer.ts";
-import { retrievalFor } from "../documents/retrieval.ts";
+import { retrievalFor } from "../documents/search/retrieval.ts";
 import { compileFilter } from "../documents/search/filter.ts";
 import { AlmanacError, HTTP_STATUS, toAlmanacError } from "../errors.ts";
 import { answerQuota } from "../http/answer-quota.ts";

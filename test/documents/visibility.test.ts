@@ -1,4 +1,4 @@
-// Private documentation against real D1 (src/documents/visibility.ts): a data
+// Private documentation against real D1 (src/documents/access/visibility.ts): a data
 // source restricted to audience "ops" beside Almanac's own pages. Reads that
 // are not told who reads show public sources only; a viewer of "ops" sees
 // both; and nothing a hidden source holds changes what another caller gets,
@@ -12,9 +12,9 @@ import { syncDocuments } from "../../src/documents/ingest/write-corpus.ts";
 import { countDocuments, findDocuments, listDocuments } from "../../src/documents/read/stored-documents.ts";
 import { searchDocuments } from "../../src/documents/search/search-documents.ts";
 import { compileFilter } from "../../src/documents/search/filter.ts";
-import { audienceList, setSourceAudiences, viewerWith, visibilityFor, withVisibility } from "../../src/documents/visibility.ts";
+import { audienceList, setSourceAudiences, viewerWith, visibilityFor, withVisibility } from "../../src/documents/access/visibility.ts";
 import { vectorizeFilter } from "../../src/embeddings/vectorize-index.ts";
-import { recordAccess, readAuditLog } from "../../src/documents/audit.ts";
+import { recordAccess, readAuditLog } from "../../src/documents/access/audit.ts";
 import { loadCorpus } from "../support/corpus.ts";
 
 const HIDDEN = "ops.internal.example";

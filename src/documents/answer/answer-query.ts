@@ -7,7 +7,7 @@ import { choosePassage, scoreSentences, type Passage, type PassageWeights } from
 import { sentencesOf, type Sentence } from "./sentences.ts";
 import { oneVersionPerSource } from "./one-version.ts";
 import type { D1Reader } from "../../d1/sessions.ts";
-import { noteTouched, publicViewer, visibilityFor, type Viewer, type Visibility } from "../visibility.ts";
+import { noteTouched, publicViewer, visibilityFor, type Viewer, type Visibility } from "../access/visibility.ts";
 import type { SemanticSearch } from "../../embeddings/semantic-search.ts";
 
 /** A grounded answer in the shape of Google's AnswerQueryResponse. */

@@ -1,6 +1,6 @@
 import type { D1Reader } from "../../d1/sessions.ts";
 import { listVersions } from "../versions.ts";
-import { hiddenParam, isVisible, noteTouched, publicViewer, visibilityFor, visibleSql, type Viewer } from "../visibility.ts";
+import { hiddenParam, isVisible, noteTouched, publicViewer, visibilityFor, visibleSql, type Viewer } from "../access/visibility.ts";
 
 /** What the corpus holds from one data source (one site). */
 export interface DataSourceStats {

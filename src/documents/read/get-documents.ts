@@ -4,7 +4,7 @@ import { documentNameProblem } from "../names.ts";
 import type { StoredDocument } from "../document.ts";
 import { findDocuments } from "./stored-documents.ts";
 import type { D1Reader } from "../../d1/sessions.ts";
-import { publicViewer, type Viewer } from "../visibility.ts";
+import { publicViewer, type Viewer } from "../access/visibility.ts";
 
 /** Google's batch get takes at most 20 names per call. */
 export const MAX_NAMES_PER_GET = 20;

@@ -6,7 +6,7 @@ import { listVersions } from "../versions.ts";
 import type { D1Reader } from "../../d1/sessions.ts";
 import { timed } from "../../observability/timings.ts";
 import { findDocuments } from "./stored-documents.ts";
-import { hiddenParam, isVisible, noteTouched, publicViewer, visibilityFor, visibleSql, type Viewer } from "../visibility.ts";
+import { hiddenParam, isVisible, noteTouched, publicViewer, visibilityFor, visibleSql, type Viewer } from "../access/visibility.ts";
 
 /**
  * Links listed at most: about 200 KB of text, which an agent can read in one

@@ -7,7 +7,7 @@
  */
 import { AlmanacError } from "../../errors.ts";
 import { requireDocuments } from "./get-documents.ts";
-import { publicViewer, type Viewer } from "../visibility.ts";
+import { publicViewer, type Viewer } from "../access/visibility.ts";
 import { LEAD_ANCHOR, outlineOf, type OutlineHeading, type PageOutline } from "../../markdown/outline.ts";
 import type { StoredDocument } from "../document.ts";
 import type { D1Reader } from "../../d1/sessions.ts";

@@ -4,7 +4,7 @@ import { d1Statements, type BoundStatement } from "../../d1/statements.ts";
 import { timed } from "../../observability/timings.ts";
 import { toSummary, type DocumentRow, type DocumentSummary, type StoredDocument } from "../document.ts";
 import { seenByDefaultSql } from "../versions.ts";
-import { hiddenParam, noteTouched, publicViewer, visibilityFor, visibleSql, type Viewer, type Visibility } from "../visibility.ts";
+import { hiddenParam, noteTouched, publicViewer, visibilityFor, visibleSql, type Viewer, type Visibility } from "../access/visibility.ts";
 
 const MAX_BOUND_PARAMETERS = D1_LIMITS.boundParameters;
 

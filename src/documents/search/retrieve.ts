@@ -10,7 +10,7 @@ import type { D1Reader } from "../../d1/sessions.ts";
 import type { SemanticSearch } from "../../embeddings/semantic-search.ts";
 import { chunkKey, embedQuery, fuseRanked, vectorNeighbours } from "./hybrid.ts";
 import { finalOrder, type RetrievedChunk } from "./final-order.ts";
-import { hiddenParam, withVisibility, type Visibility } from "../visibility.ts";
+import { hiddenParam, withVisibility, type Visibility } from "../access/visibility.ts";
 
 /** The chunks that best answer a query, best first, and the query's words as they were weighed. */
 interface Retrieval {

@@ -8,7 +8,7 @@ import { RANKED_CANDIDATES } from "./candidates.ts";
 import { DEFAULT_RANKING, type RankingWeights } from "./ranking-weights.ts";
 import type { D1Reader } from "../../d1/sessions.ts";
 import type { SemanticSearch } from "../../embeddings/semantic-search.ts";
-import { noteTouched, publicViewer, visibilityFor, type Viewer } from "../visibility.ts";
+import { noteTouched, publicViewer, visibilityFor, type Viewer } from "../access/visibility.ts";
 
 /** A search request after argument validation (SPEC 2.1). */
 interface SearchRequest {

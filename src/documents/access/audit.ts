@@ -5,7 +5,7 @@
  * audiences that opened the sources), through which door and tool, which
  * sources and which document names. Never any page text, query or filter.
  */
-import type { D1Reader } from "../d1/sessions.ts";
+import type { D1Reader } from "../../d1/sessions.ts";
 import type { Viewer } from "./visibility.ts";
 
 /** Where a request came in: the transports and routes that read the corpus. */

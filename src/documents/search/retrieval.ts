@@ -4,13 +4,13 @@
  * reads (the viewer, so hidden sources stay out and restricted ones are
  * noted for the audit log), the weights, and hybrid retrieval when it is on.
  */
-import { ReadConsistency } from "../d1/sessions.ts";
-import type { EmbeddingsVars } from "../embeddings/config.ts";
-import { semanticSearchFor } from "../embeddings/semantic-search.ts";
-import { answerWithSources, DEFAULT_ANSWER_WEIGHTS, type AnswerWeights, type SourcedAnswer } from "./answer/answer-query.ts";
-import { findContentLengths } from "./read/stored-documents.ts";
-import { searchDocuments, type SearchResult } from "./search/search-documents.ts";
-import { publicViewer, type Viewer } from "./visibility.ts";
+import { ReadConsistency } from "../../d1/sessions.ts";
+import type { EmbeddingsVars } from "../../embeddings/config.ts";
+import { semanticSearchFor } from "../../embeddings/semantic-search.ts";
+import { answerWithSources, DEFAULT_ANSWER_WEIGHTS, type AnswerWeights, type SourcedAnswer } from "../answer/answer-query.ts";
+import { findContentLengths } from "../read/stored-documents.ts";
+import { searchDocuments, type SearchResult } from "./search-documents.ts";
+import { publicViewer, type Viewer } from "../access/visibility.ts";
 
 /** What a door knows of its caller; an MCP tool's context is one. */
 interface RetrievalCaller {

@@ -6,10 +6,10 @@
  * here to the data sources hidden from that caller and leave their pages out
  * in SQL (`visibleSql`, `withVisibility`), so a hidden page is exactly a
  * missing one. The reads also note here what they returned of restricted
- * sources, for the audit log (src/documents/audit.ts).
+ * sources, for the audit log (src/documents/access/audit.ts).
  */
-import type { D1Reader } from "../d1/sessions.ts";
-import type { CompiledFilter } from "./search/filter.ts";
+import type { D1Reader } from "../../d1/sessions.ts";
+import type { CompiledFilter } from "../search/filter.ts";
 
 /** Who reads: the audiences of the caller's key (none for an anonymous caller), and what it was given of restricted sources. */
 export interface Viewer {
