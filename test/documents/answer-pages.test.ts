@@ -63,7 +63,8 @@ describe("an answer", () => {
   const query = "how does relay back off when it retries a failed delivery?";
 
   it("is the passage of the section that answers, the other top pages listed after it as See also", async () => {
-    const answer = await answerQuery(env.DB, { query, filter: 'data_source = "relay.example.com"' });
+    const answering = { ...DEFAULT_ANSWER_WEIGHTS.answering, thinChars: 0 };
+    const answer = await answerQuery(env.DB, { query, filter: 'data_source = "relay.example.com"' }, { ...DEFAULT_ANSWER_WEIGHTS, answering });
     expect(answer.answerText).toMatch(/^Backoff\n\nRelay backs off exponentially when it retries a failed delivery: .* The first retry waits one second\.\n\nRetries stop after `max_attempts` deliveries\./);
     // Another section of the page (dead letters) and the other pages' sentences are not quoted.
     expect(answer.answerText).not.toContain("dead-letter");
@@ -71,6 +72,16 @@ describe("an answer", () => {
     expect(answer.answerText).toMatch(/\n\nSee also: (Webhooks|Limits); (Webhooks|Limits)(; (Install|Storage))*$/);
     expect(answer.references[0]).toBe(page("retries"));
     expect(answer.references.slice(1, 3).sort()).toEqual([page("limits"), page("webhooks")]);
+  });
+
+  it("follows a thin passage with the next best section's, under its own heading, and still quotes no other page", async () => {
+    const answer = await answerQuery(env.DB, { query, filter: 'data_source = "relay.example.com"' });
+    expect(answer.answerText).toMatch(
+      /^Backoff\n\nRelay backs off exponentially [^\n]+\n\nRetries stop after `max_attempts` deliveries\.\n\n.*\n\nDead letters\n\nA delivery that used up its attempts goes to the dead-letter queue, where `relay replay` sends it again\.\n\nSee also: /s,
+    );
+    expect(answer.answerText).not.toContain("receiver that is down");
+    expect(answer.references[0]).toBe(page("retries"));
+    expect(new Set(answer.references).size).toBe(answer.references.length);
   });
 
   it("cites the heading and each sentence to the lead page and each See also title to its own page", async () => {
@@ -107,6 +118,23 @@ describe("an answer", () => {
     const answer = await answerQuery(env.DB, { query, filter: 'data_source = "relay.example.com"' }, { ...DEFAULT_ANSWER_WEIGHTS, answering });
     expect(answer.references).toEqual([page("retries")]);
     expect(answer.answerText).not.toContain("See also");
+  });
+});
+
+describe("a definition list", () => {
+  const cli = siteFor("https://relay-cli.example.com");
+
+  beforeAll(async () => {
+    // Sphinx and others render a definition list as a short term line, then its description as a paragraph.
+    const text = ["# Exit codes", "", "Running `relay send` can end with four exit codes:", "", "- Exit code 0:", "", "Every event was delivered", "", "- Exit code 1:", "", "Some deliveries failed and were queued again", "", "- Exit code 2:", "", "The configuration file could not be read", "", "- Exit code 3:", "", "No events were waiting to be delivered"].join("\n");
+    const { documents } = await prepareSite([{ path: "exit-codes.md", text }], cli);
+    await syncDocuments(env.DB, cli.baseUri, documents, { prune: false });
+  });
+
+  it("keeps each term with its description, so the answer says which code means what", async () => {
+    const answer = await answerQuery(env.DB, { query: "which exit code does relay send give when no events were waiting?", filter: 'data_source = "relay-cli.example.com"' });
+    expect(answer.answerText).toContain("Exit code 3: No events were waiting to be delivered");
+    expect(answer.answerText).toContain("Exit code 0: Every event was delivered");
   });
 });
 

@@ -5,6 +5,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { createApiKey } from "../../src/auth/key-store.ts";
 import { answerWithSources } from "../../src/documents/answer/answer-query.ts";
 import { answerAllowance } from "../../src/quota/gate.ts";
+import { sectionLink } from "../../src/tools/search-documents.ts";
 import { loadCorpus } from "../support/corpus.ts";
 import { awayFromMinuteEnd } from "../support/clock.ts";
 import { answerQuery, openSession, post } from "../support/mcp-http.ts";
@@ -35,7 +36,8 @@ describe("an answer", () => {
     const targets = await attributes(html, "#ask .answer sup a", "href");
     expect(new Set(targets)).toEqual(new Set(answer.references.map((_, index) => `#ref-${index + 1}`)));
     expect(await attributes(html, "#ask .references li", "id")).toEqual(answer.references.map((_, index) => `ref-${index + 1}`));
-    expect(await attributes(html, "#ask .references li a", "href")).toEqual(sources.map((source) => `${source.document.uri}#${source.id}`));
+    // A section split over chunks is linked at its heading's anchor (sectionLink drops the "-part-2" of its later chunks).
+    expect(await attributes(html, "#ask .references li a", "href")).toEqual(sources.map((source) => sectionLink(source.document.uri, source.id)));
     expect(await texts(html, "#ask .references li code")).toEqual(answer.references);
     // The words are the answer's own, with Markdown's backticks shown as code.
     const shown = (await texts(html, "#ask .answer p")).join(" ").replace(/\[\d+\]/g, "");

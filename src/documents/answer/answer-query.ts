@@ -3,8 +3,8 @@ import type { RankedCandidate, WeightedTerm } from "../search/rank.ts";
 import { DEFAULT_RANKING, type RankingWeights } from "../search/ranking-weights.ts";
 import { retrieveChunks, toChunkHit } from "../search/retrieve.ts";
 import type { ChunkHit } from "../document.ts";
-import { choosePassage, scoreSentences, type Passage, type PassageWeights } from "./passage.ts";
-import { sentencesOf, type Sentence } from "./sentences.ts";
+import { choosePassages, scoreSentences, type Passage, type PassageWeights } from "./passage.ts";
+import { sentencesOf } from "./sentences.ts";
 import { oneVersionPerSource } from "./one-version.ts";
 import type { D1Reader } from "../../d1/sessions.ts";
 import { noteTouched, publicViewer, visibilityFor, type Viewer, type Visibility } from "../access/visibility.ts";
@@ -78,6 +78,14 @@ export const DEFAULT_ANSWERING: AnsweringWeights = Object.freeze({
   codeBonus: 1.6,
   /** Other top pages listed after the passage as "See also", by rank (references hold a right page 0.775 at 3, 0.791 at 4, 0.850 at 5). */
   seeAlso: 4,
+  /**
+   * A passage shorter than this (a reference entry that only links to its
+   * tutorial, a section split over two chunks) is followed by the next best
+   * section's passage, growing within what is left of passageChars (tuning
+   * half, before the top page's other sections joined: facts 0.348 → 0.358
+   * at 450, 0.374 at 600, the median answer 787 → 805 → 870 characters).
+   */
+  thinChars: 600,
 });
 
 /** Every weight an answer depends on: retrieval's ranking and sentence choice. Passed down from the caller, never read from module state. */
@@ -104,7 +112,8 @@ interface AnswerRequest {
  * retrieve the best chunks (the same ranking as search), score their
  * sentences by the rarity-weighted share of the question they cover, and
  * answer with the contiguous passage around the best one, from its section
- * (passage.ts); the other top pages follow as "See also" references. When no
+ * (passage.ts), and, when that passage is thin, the next best section's; the
+ * other top pages follow as "See also" references. When no
  * passage covers the question the answer says so, cites nothing, and names
  * the closest pages it found. Every word is copied from a referenced
  * document, so it needs no model and cannot invent anything.
@@ -168,7 +177,7 @@ function answerFrom({ ranked, hits, terms }: Retrieved, query: string, answering
   if (!hits.slice(0, GATE_CHUNKS).some((hit) => hit.coverage >= answering.answerableCoverage)) return declined(ranked);
   const cache = new Map<string, string>();
   const sentences = hits.flatMap((hit) => sentencesOf(hit, cache));
-  sentences.push(...topPageProse(hits, ranked, sentences, cache));
+  sentences.push(...topPageSections(hits, ranked).flatMap((hit) => sentencesOf(hit, cache)));
   const procedural = PROCEDURAL.test(query);
   scoreSentences(sentences, terms, hits, procedural, answering);
   // "How do I connect…" is answered by an introduction whose command opens the next section.
@@ -178,34 +187,30 @@ function answerFrom({ ranked, hits, terms }: Retrieved, query: string, answering
     const known = sentences.filter((sentence) => sentence.hit === next);
     return known.length > 0 ? known : sentencesOf(next, cache);
   };
-  const passage = choosePassage(sentences, procedural, answering, nextSection);
-  if (!passage) return declined(ranked);
+  const passages = choosePassages(sentences, procedural, answering, nextSection);
+  if (passages.length === 0) return declined(ranked);
+  const quoted: RankedCandidate[] = [];
+  for (const passage of passages) if (!quoted.some((hit) => hit.parent === passage.hit.parent)) quoted.push(passage.hit);
   const seeAlso: RankedCandidate[] = [];
   for (const hit of hits) {
     if (seeAlso.length >= answering.seeAlso) break;
-    if (hit.parent !== passage.hit.parent && !seeAlso.some((other) => other.parent === hit.parent)) seeAlso.push(hit);
+    if (!quoted.some((other) => other.parent === hit.parent) && !seeAlso.some((other) => other.parent === hit.parent)) seeAlso.push(hit);
   }
-  const answer = composeAnswer(passage, seeAlso);
-  const sources = [passage.hit, ...seeAlso].map(toChunkHit);
+  const answer = composeAnswer(passages, quoted, seeAlso);
+  const sources = [...quoted, ...seeAlso].map(toChunkHit);
   if (sources.some((source) => source.document.version)) answer.referenceVersions = sources.map((source) => source.document.version ?? "");
   return { answer, sources };
 }
 
 /**
- * The top page's candidate chunks can be all code (`dart info`'s is the
- * command and its output), and search discounts its other chunks: the page
- * search ranks first would then offer no sentence. Its best-ranked chunk with
- * prose joins the candidates.
+ * The top page's other sections among the ranked chunks: search discounts a
+ * page's further chunks so that results show several pages, an answer need
+ * not (the top page's candidate chunk can even be all code, `dart info`'s
+ * command and its output, and offer no sentence at all).
  */
-function topPageProse(hits: readonly RankedCandidate[], ranked: readonly RankedCandidate[], sentences: readonly Sentence[], cache: Map<string, string>): Sentence[] {
+function topPageSections(hits: readonly RankedCandidate[], ranked: readonly RankedCandidate[]): RankedCandidate[] {
   const top = hits[0];
-  if (!top || sentences.some((sentence) => sentence.hit.parent === top.parent)) return [];
-  for (const hit of ranked) {
-    if (hit.parent !== top.parent || hits.includes(hit)) continue;
-    const more = sentencesOf(hit, cache);
-    if (more.length > 0) return more;
-  }
-  return [];
+  return top ? ranked.filter((hit) => hit.parent === top.parent && !hits.includes(hit)) : [];
 }
 
 /**
@@ -239,12 +244,14 @@ function answerSources(ranked: readonly RankedCandidate[], named: ReadonlySet<st
 
 
 /**
- * The section's heading (what the passage is about: an API reference's entry
- * is named only there), then the passage, one citation per sentence (a code
- * block cited with the sentence before it, a new paragraph where the page has
- * one), then "See also:" and the other pages' titles, each cited to its page.
+ * Per passage, the section's heading (what the passage is about: an API
+ * reference's entry is named only there; once when a second passage
+ * continues the same section), then the passage, one citation per sentence
+ * to its page (a code block cited with the sentence before it, a new
+ * paragraph where the page has one), then "See also:" and the other pages'
+ * titles, each cited to its page.
  */
-function composeAnswer(passage: Passage, seeAlso: readonly RankedCandidate[]): Answer {
+function composeAnswer(passages: readonly Passage[], quoted: readonly RankedCandidate[], seeAlso: readonly RankedCandidate[]): Answer {
   const encoder = new TextEncoder();
   const citations: Answer["citations"] = [];
   let answerText = "";
@@ -258,24 +265,31 @@ function composeAnswer(passage: Passage, seeAlso: readonly RankedCandidate[]): A
     append(text);
     citations.push({ startIndex, endIndex: bytes, sources: [{ referenceIndex }] });
   };
-  const heading = sectionName(passage.hit.heading) || passage.hit.document.title;
-  if (heading && heading.length <= HEADING_CHARS) {
-    cite(heading, 0);
-    append("\n\n");
-  }
-  passage.sentences.forEach((sentence, index) => {
-    const previous = passage.sentences[index - 1];
-    if (previous) append(previous.code || previous.hit !== sentence.hit || previous.paragraph !== sentence.paragraph ? "\n\n" : " ");
-    cite(sentence.code ? `${sentence.text}\n\n${sentence.code}` : sentence.text, 0);
+  passages.forEach((passage, at) => {
+    const reference = quoted.findIndex((hit) => hit.parent === passage.hit.parent);
+    if (at > 0) append("\n\n");
+    const heading = sectionName(passage.hit.heading) || passage.hit.document.title;
+    const previous = passages[at - 1];
+    // A section split over two chunks is named once.
+    const named = previous && (sectionName(previous.hit.heading) || previous.hit.document.title) === heading;
+    if (heading && heading.length <= HEADING_CHARS && !named) {
+      cite(heading, reference);
+      append("\n\n");
+    }
+    passage.sentences.forEach((sentence, index) => {
+      const previous = passage.sentences[index - 1];
+      if (previous) append(previous.code || previous.hit !== sentence.hit || previous.paragraph !== sentence.paragraph ? "\n\n" : " ");
+      cite(sentence.code ? `${sentence.text}\n\n${sentence.code}` : sentence.text, reference);
+    });
   });
   if (seeAlso.length > 0) {
     append("\n\nSee also: ");
     seeAlso.forEach((hit, index) => {
       if (index > 0) append("; ");
-      cite(hit.document.title || hit.parent, index + 1);
+      cite(hit.document.title || hit.parent, quoted.length + index);
     });
   }
-  return { answerText, references: [passage.hit.parent, ...seeAlso.map((hit) => hit.parent)], citations };
+  return { answerText, references: [...quoted.map((hit) => hit.parent), ...seeAlso.map((hit) => hit.parent)], citations };
 }
 
 /** The section's own heading (the last of its path), as a reader would see it: "html_last_updated_fmt", not Node's "x509.checkEmail()#" or Doxygen's "◆ SDL_AddTimer()". */

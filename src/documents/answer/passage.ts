@@ -11,6 +11,7 @@ export interface PassageWeights {
   readonly passageChars: number;
   readonly contextChars: number;
   readonly codeBonus: number;
+  readonly thinChars: number;
 }
 
 /** A contiguous run of one section's sentences, the one that answers among them. */
@@ -54,6 +55,28 @@ export function scoreSentences(sentences: readonly Sentence[], terms: readonly W
 }
 
 /**
+ * The passages that answer: the best one (choosePassage) and, when it is thin
+ * (under `thinChars`: a reference entry that only points to its tutorial, a
+ * section split over two chunks), the best passage of another section too,
+ * growing only within what is left of `passageChars`, none of its
+ * sentences alike to the first's.
+ */
+export function choosePassages(
+  sentences: readonly Sentence[],
+  procedural: boolean,
+  weights: PassageWeights,
+  nextSection: (hit: RankedCandidate) => readonly Sentence[] = () => [],
+): Passage[] {
+  const first = choosePassage(sentences, procedural, weights, nextSection);
+  if (!first) return [];
+  const size = first.sentences.reduce((sum, sentence) => sum + sentence.text.length + (sentence.code?.length ?? 0), 0);
+  if (size >= weights.thinChars) return [first];
+  const rest = sentences.filter((sentence) => sentence.hit !== first.hit && !first.sentences.some((picked) => alike(picked, sentence)));
+  const second = choosePassage(rest, procedural, { ...weights, passageChars: weights.passageChars - size }, nextSection);
+  return second ? [first, second] : [first];
+}
+
+/**
  * The passage that answers: the best sentence (its section is the one that
  * answers), the sentences before it in its section when they are short
  * together (a definition usually opens the section), the sentence that
@@ -65,7 +88,7 @@ export function scoreSentences(sentences: readonly Sentence[], terms: readonly W
  * the passage already holds (or one nearly word for word alike) is left
  * out: sites repeat their boilerplate.
  */
-export function choosePassage(
+function choosePassage(
   sentences: readonly Sentence[],
   procedural: boolean,
   weights: PassageWeights,

@@ -6,6 +6,8 @@ import { stemsOf, type RankedCandidate } from "../search/rank.ts";
 const MAX_SENTENCE_CHARS = 1200;
 /** A code block longer than this is left for get_documents: an answer shows the command, not a program. */
 const MAX_CODE_CHARS = 700;
+/** A "sentence" shorter than this is a label, not answer material; one that ends in ":" is a definition list's term. */
+const MIN_SENTENCE_CHARS = 20;
 
 /** A sentence, list item or table row of a candidate chunk, as the answerer weighs it. */
 export interface Sentence {
@@ -68,12 +70,20 @@ export function sentencesOf(hit: RankedCandidate, cache: Map<string, string>): S
       }
       continue;
     }
+    // A definition list's term ("Exit code 5:") stands above its description: it opens the description's first sentence.
+    let term = "";
     for (const markdown of block.lines.join("\n").split(/\n\s*\n/)) {
       paragraph += 1;
-      const texts = plainText(markdown)
+      const plain = plainText(markdown);
+      if (plain.length < MIN_SENTENCE_CHARS && plain.endsWith(":")) {
+        term = plain;
+        continue;
+      }
+      const texts = (term ? `${term} ${plain}` : plain)
         .split(/(?<=[.!?])\s+(?=[A-Z`"'(\[*_])/)
         .map((text) => text.trim())
-        .filter((text) => text.length >= 20 && text.length <= MAX_SENTENCE_CHARS && /[\p{L}]/u.test(text));
+        .filter((text) => text.length >= MIN_SENTENCE_CHARS && text.length <= MAX_SENTENCE_CHARS && /[\p{L}]/u.test(text));
+      term = "";
       texts.forEach((text) => {
         sentences.push({
           text,
