@@ -149,6 +149,7 @@ describe("re-ranking without weighed words", () => {
       content: "x",
       heading: "",
       position: 0,
+      terms: "",
       bm25,
       document: { name: parent, uri: "", title: "", description: "", dataSource: "x.dev", updateTime: "" },
     });

@@ -42,6 +42,17 @@ export interface StagedValidator {
   links: readonly string[];
 }
 
+/** A term of a site's back-of-book index (src/readers/site/back-index.ts) and the page and section it points to. */
+export interface StagedIndexTerm {
+  /** The URL of the index page it was read from. */
+  source: string;
+  /** The document name of the page it points to. */
+  target: string;
+  /** The fragment it points to; "" for the page itself. */
+  anchor: string;
+  term: string;
+}
+
 /** The in-scope links kept per page for the next crawl (a 304 has no body to read them from). */
 const MAX_LINKS_KEPT = 5000;
 
@@ -101,6 +112,7 @@ export async function sweepGenerations(db: D1Database, now: Date = new Date()): 
     db.prepare(`DELETE FROM staged_documents WHERE ${notWriting}`),
     db.prepare(`DELETE FROM staged_pages WHERE ${notWriting}`),
     db.prepare(`DELETE FROM staged_site_pages WHERE ${notWriting}`),
+    db.prepare(`DELETE FROM staged_index_terms WHERE ${notWriting}`),
     // Kept a while: a publishing step retried after its batch landed must find its run published, not unknown.
     db.prepare("DELETE FROM generations WHERE state != 'writing' AND touched_time < ?1").bind(stale),
   ]);
@@ -139,7 +151,13 @@ export async function stagePages(
   id: string,
   baseUri: string,
   documents: readonly PreparedDocument[],
-  options: { keep?: readonly string[]; validators?: readonly StagedValidator[]; onProgress?: (progress: StageProgress) => void } = {},
+  options: {
+    keep?: readonly string[];
+    validators?: readonly StagedValidator[];
+    /** Index pages' terms, by the index page read: staged again for a page read again. */
+    indexTerms?: readonly StagedIndexTerm[];
+    onProgress?: (progress: StageProgress) => void;
+  } = {},
 ): Promise<Pick<SyncReport, "added" | "updated" | "unchanged">> {
   const sent = new Set(documents.map((doc) => doc.name));
   const kept = (options.keep ?? []).filter((name) => !sent.has(name));
@@ -170,6 +188,7 @@ export async function stagePages(
     groups.push({ statements: [manifest(name, "unchanged")], bytes: utf8Bytes(name), pages: 0 });
   }
   for (const validator of options.validators ?? []) groups.push({ ...stageValidator(db, id, validator), pages: 0 });
+  groups.push(...stageIndexTerms(db, id, options.indexTerms ?? []).map((group) => ({ ...group, pages: 0 })));
 
   const totalPages = groups.reduce((sum, group) => sum + group.pages, 0);
   const totalBytes = groups.reduce((sum, group) => sum + group.bytes, 0);
@@ -263,6 +282,7 @@ export async function publishGeneration(db: D1Database, id: string, options: Pub
     db.prepare("SELECT MIN(rowid) AS first, MAX(rowid) AS last FROM staged_chunks WHERE generation = ?1").bind(id).first<{ first: number | null; last: number | null }>(),
   );
 
+  const applyStatement = applyIndexTerms(db, options.baseUri);
   const statements: D1PreparedStatement[] = [
     db.prepare("DELETE FROM chunks WHERE document_name IN (SELECT name FROM staged_documents WHERE generation = ?1)").bind(id),
   ];
@@ -320,6 +340,8 @@ export async function publishGeneration(db: D1Database, id: string, options: Pub
     db
       .prepare("DELETE FROM site_pages WHERE base_uri = ?1 AND NOT EXISTS (SELECT 1 FROM documents d WHERE d.name = site_pages.document_name)")
       .bind(options.baseUri),
+    ...indexTermStatements(db, id, options.baseUri, options.prune),
+    applyStatement,
     ...(options.site?.version ? recordVersionStatements(db, options.baseUri, options.site.dataSource, options.site.version, now) : []),
     ...(options.alongside ?? []),
     db
@@ -333,15 +355,18 @@ export async function publishGeneration(db: D1Database, id: string, options: Pub
         "nothing was published; ingest the site in parts (--include) or under several base URIs",
     );
   }
+  let termsChanged = false;
   try {
-    await withRetries(() => runGuarded(db, id, statements));
+    const results = await withRetries(() => runGuarded(db, id, statements));
+    // The guard is the batch's first statement.
+    termsChanged = (results[statements.indexOf(applyStatement) + 1]?.meta.changes ?? 0) > 0;
   } catch (error) {
     // A retry of a batch that did land (or of a Workflow step whose batch landed) meets a published run: done, not abandoned.
     if (!(error instanceof AbandonedRunError) || (await generationState(db, id)) !== "published") throw error;
   }
   // The run's rows are garbage now; a failure here leaves them to the next sweep.
   await sweepGenerations(db).catch(() => {});
-  const changed = report.added.length + report.updated.length + report.removed.length > 0;
+  const changed = termsChanged || report.added.length + report.updated.length + report.removed.length > 0;
   // Search counts common words from a copy (common-terms.ts): renewed whenever the index changed, and on a first run after migration 0005.
   if (changed || (await withRetries(() => commonTermsMissing(db)))) await withRetries(() => refreshCommonTerms(db));
   return report;
@@ -472,6 +497,76 @@ function stageValidator(db: D1Database, id: string, page: StagedValidator): Stat
     ],
     bytes: utf8Bytes(page.url + page.name + (page.etag ?? "") + (page.lastModified ?? "") + links) + 50,
   };
+}
+
+const TERM_COLUMNS = 5;
+const TERMS_PER_INSERT = rowsPerInsert(TERM_COLUMNS);
+
+/** The run's index terms staged: each index page's earlier staging out (a retried step), then its pairs, a statement per TERMS_PER_INSERT. */
+function stageIndexTerms(db: D1Database, id: string, terms: readonly StagedIndexTerm[]): StatementGroup<D1PreparedStatement>[] {
+  const sources = [...new Set(terms.map((term) => term.source))];
+  const groups: StatementGroup<D1PreparedStatement>[] = sources.map((source) => ({
+    statements: [db.prepare("DELETE FROM staged_index_terms WHERE generation = ?1 AND source = ?2").bind(id, source)],
+    bytes: utf8Bytes(source) + 50,
+  }));
+  for (let i = 0; i < terms.length; i += TERMS_PER_INSERT) {
+    const rows = terms.slice(i, i + TERMS_PER_INSERT);
+    const values = rows.map((_, j) => `(${Array.from({ length: TERM_COLUMNS }, (_, k) => `?${j * TERM_COLUMNS + k + 1}`).join(", ")})`);
+    groups.push({
+      statements: [
+        db
+          .prepare(`INSERT INTO staged_index_terms (generation, source, target, anchor, term) VALUES ${values.join(", ")}`)
+          .bind(...rows.flatMap((row) => [id, row.source, row.target, row.anchor, row.term])),
+      ],
+      bytes: rows.reduce((sum, row) => sum + utf8Bytes(row.source + row.target + row.anchor + row.term) + 20, 0),
+    });
+  }
+  return groups;
+}
+
+/**
+ * Publishing's index statements: the pairs of every index page the run read
+ * replace that page's earlier ones; a pruning run (which read the whole
+ * site) drops the pairs of index pages it no longer found.
+ */
+function indexTermStatements(db: D1Database, id: string, baseUri: string, prune: boolean): D1PreparedStatement[] {
+  return [
+    db
+      .prepare(
+        `DELETE FROM index_terms WHERE base_uri = ?2
+         AND (?3 OR source IN (SELECT source FROM staged_index_terms WHERE generation = ?1))`,
+      )
+      .bind(id, baseUri, prune ? 1 : 0),
+    db
+      .prepare("INSERT INTO index_terms (base_uri, source, target, anchor, term) SELECT ?2, source, target, anchor, term FROM staged_index_terms WHERE generation = ?1")
+      .bind(id, baseUri),
+  ];
+}
+
+/**
+ * Writes `chunks.terms` for the base URI's pages from its index terms: a term
+ * goes to the chunk its anchor names, else to its page's lead chunk (an
+ * anchor on a paragraph, or none), once however many index pages give it.
+ * Only chunks whose terms change are written, so the FTS index is touched
+ * for those alone.
+ */
+function applyIndexTerms(db: D1Database, baseUri: string): D1PreparedStatement {
+  return db
+    .prepare(
+      `WITH placed AS (
+         SELECT DISTINCT coalesce(exact.rowid, lead.rowid) AS chunk, t.term AS term
+         FROM index_terms AS t
+         JOIN chunks AS lead ON lead.document_name = t.target AND lead.position = 0
+         LEFT JOIN chunks AS exact ON exact.document_name = t.target AND exact.chunk_id = t.anchor AND t.anchor != ''
+         WHERE t.base_uri = ?1),
+       terms_of AS (SELECT chunk, group_concat(term, ' ; ') AS terms FROM (SELECT chunk, term FROM placed ORDER BY chunk, term) GROUP BY chunk),
+       wanted AS (
+         SELECT c.rowid AS chunk, coalesce(terms_of.terms, '') AS terms
+         FROM documents AS d JOIN chunks AS c ON c.document_name = d.name LEFT JOIN terms_of ON terms_of.chunk = c.rowid
+         WHERE d.base_uri = ?1)
+       UPDATE chunks SET terms = wanted.terms FROM wanted WHERE chunks.rowid = wanted.chunk AND chunks.terms != wanted.terms`,
+    )
+    .bind(baseUri);
 }
 
 /** How often a statement or batch is tried again after the connection to D1 failed. */

@@ -10,12 +10,12 @@
 import { prepareDocument, siteFor, PageError, type PreparedDocument, type Site } from "./prepare-pages.ts";
 import { documentNameForUri } from "../names.ts";
 import { newRunId, type WriteProgress } from "./write-corpus.ts";
-import { abandonGeneration, beginGeneration, publishGeneration, stagePages, type StagedValidator } from "./generations.ts";
+import { abandonGeneration, beginGeneration, publishGeneration, stagePages, type StagedIndexTerm, type StagedValidator } from "./generations.ts";
 import { refuseVersionConflicts, type SiteVersion } from "../versions.ts";
 import type { SyncReport } from "../../sync-report.ts";
 import { crawlSite, type CrawlOptions, type CrawlResult, type CrawlState } from "../../readers/site/crawl.ts";
 import type { CrawledPage, PageValidator, SkippedUrl } from "../../readers/site/fetch-page.ts";
-import type { ContentRule } from "../../readers/site/html.ts";
+import type { ContentRule, HtmlPage } from "../../readers/site/html.ts";
 import { SiteTemplate, type TemplateState } from "../../readers/site/template.ts";
 import { inScope, pageKey, publicUrlFor, publishedUrl, scopeOf } from "../../readers/site/scope.ts";
 
@@ -80,6 +80,8 @@ export interface SiteIngestResult extends SyncReport {
   contentRules: Partial<Record<ContentRule, number>>;
   /** Pages whose top or bottom blocks were the site's repeated navigation, dropped. */
   templateStripped: number;
+  /** Pages that were the site's back-of-book index: their terms attached to the pages they point to, not stored as pages. */
+  indexPages: number;
 }
 
 /**
@@ -108,6 +110,7 @@ export async function ingestSite(db: D1Database, options: SiteIngestOptions): Pr
       notes: piece.notes,
       contentRules: piece.state.contentRules,
       templateStripped: piece.state.templateStripped,
+      indexPages: piece.state.indexPages ?? 0,
     };
   } catch (error) {
     await abandonGeneration(db, runId).catch(() => {});
@@ -141,6 +144,8 @@ export interface SiteRunState {
   templateStripped: number;
   /** The site's template learnt so far (template.ts). */
   template?: TemplateState;
+  /** Back-of-book index pages read (back-index.ts). */
+  indexPages?: number;
 }
 
 /** What one piece found, beside the state to carry on from. */
@@ -212,6 +217,9 @@ export async function crawlSitePiece(db: D1Database, runId: string, options: Sit
   template.learn(crawl.pages.flatMap((crawled) => (crawled.status === "fetched" ? [crawled.page.markdown] : [])));
   const contentRules = { ...previous?.contentRules };
   let templateStripped = previous?.templateStripped ?? 0;
+  let indexPages = previous?.indexPages ?? 0;
+  const indexTerms: StagedIndexTerm[] = [];
+  const nameOf = (url: string) => documentNameForUri(publishedUrl(publicUrl(pageKey(url))));
   for (const [index, crawled] of ordered.entries()) {
     if (options.onProgress && crawl.pages.length > 100 && (index + 1) % 100 === 0) options.onProgress(`prepared ${index + 1}/${crawl.pages.length} pages`);
     if (crawled.status === "unchanged") {
@@ -222,6 +230,14 @@ export async function crawlSitePiece(db: D1Database, runId: string, options: Sit
       // A 304 that sent the validators already kept writes nothing: an unchanged site costs one manifest row a page.
       const same = (crawled.etag ?? previous.validator.etag) === previous.validator.etag && (crawled.lastModified ?? previous.validator.lastModified) === previous.validator.lastModified;
       if (!same) validators.push({ url: crawled.url, name: previous.name, links: crawled.links, ...validatorsOf(crawled) });
+      continue;
+    }
+    if (crawled.page.indexEntries) {
+      // The site's own index: its words go to the pages it points to, and it is no search result of its own.
+      const terms = indexTermsOf(crawled.url, crawled.page.indexEntries, (url) => (inScope(scope, pageKey(url)) ? nameOf(url) : undefined));
+      indexTerms.push(...terms);
+      indexPages += 1;
+      notes.push({ url: crawled.url, note: `a back-of-book index: ${terms.length} terms attached to the pages they point to, not stored as a page` });
       continue;
     }
     const { markdown, stripped } = template.strip(crawled.page.markdown, publicUrl(crawled.url));
@@ -277,7 +293,7 @@ export async function crawlSitePiece(db: D1Database, runId: string, options: Sit
     if (name && skip.gone) gone.push(name);
   }
   if (documents.length + keep.length > 0) options.onProgress?.(`staging ${documents.length} pages (${keep.length} unchanged kept)`);
-  await stagePages(db, runId, site.baseUri, documents, { keep, validators, onProgress: options.onWriteProgress });
+  await stagePages(db, runId, site.baseUri, documents, { keep, validators, indexTerms, onProgress: options.onWriteProgress });
 
   const before = previous ?? { fetched: 0, notModified: 0, skipped: 0, failed: 0, firstSkipped: [], firstFailed: [] };
   const failures = crawl.skipped.filter((skip) => SITE_FAILURE.test(skip.reason));
@@ -298,6 +314,7 @@ export async function crawlSitePiece(db: D1Database, runId: string, options: Sit
     contentRules,
     templateStripped,
     template: template.toState(),
+    indexPages,
   };
   return { state, skipped, notes };
 }
@@ -331,6 +348,28 @@ export async function publishSiteRun(
     refuseShrinking: options.refuseShrinking,
   });
   return { ...report, ...(pruneRefused ? { pruneRefused } : {}) };
+}
+
+/** An index page's entries as staged pairs: each target named as its page is, its fragment the anchor; entries pointing out of scope dropped. */
+function indexTermsOf(source: string, entries: NonNullable<HtmlPage["indexEntries"]>, nameOf: (url: string) => string | undefined): StagedIndexTerm[] {
+  const terms: StagedIndexTerm[] = [];
+  const seen = new Set<string>();
+  for (const entry of entries) {
+    const target = nameOf(entry.url);
+    if (!target || !entry.term) continue;
+    const hash = new URL(entry.url).hash.slice(1);
+    let anchor = hash;
+    try {
+      anchor = decodeURIComponent(hash);
+    } catch {
+      // A malformed escape is kept as written: it then names no chunk, and the term goes to the page's lead.
+    }
+    const key = `${target}#${anchor}\n${entry.term}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    terms.push({ source, target, anchor, term: entry.term });
+  }
+  return terms;
 }
 
 /** The page key a canonical link names, when it is an http(s) URL. */

@@ -173,7 +173,8 @@ export function rankCandidates(
   const cache = new Map<string, string>();
   const finder = stemFinder(terms);
   const best = Math.max(...candidates.map((candidate) => candidate.bm25)) || 1;
-  const stems = candidates.map((candidate) => queryStemsIn(`${candidate.document.title}\n${candidate.content}`, finder, cache));
+  // The site index's words for a chunk count as its own (the UPSERT a page about INSERT never says).
+  const stems = candidates.map((candidate) => queryStemsIn(`${candidate.document.title}\n${candidate.content}\n${candidate.terms}`, finder, cache));
   const scored = candidates.map((candidate, index) => {
     const coverage = coverageOf(stems[index] as Set<string>, terms);
     const site = namedSites.has(candidate.document.dataSource) ? ranking.namedSite : 1;

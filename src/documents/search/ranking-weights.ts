@@ -18,6 +18,8 @@ export interface RankingWeights {
   readonly namedSite: number;
   /** Discount of each further chunk of a page already ranked. */
   readonly samePage: number;
+  /** BM25 weight of the terms a site's back-of-book index attached to a chunk (migration 0015). */
+  readonly indexTerms: number;
 }
 
 /** The weights the product ranks with (frozen: a variant is a new object, never an edit). */
@@ -43,4 +45,9 @@ export const DEFAULT_RANKING: RankingWeights = Object.freeze({
   namedSite: 1.6,
   /** Each further chunk of a page already ranked is discounted by this, so the first results show several pages. */
   samePage: 0.5,
+  /**
+   * The terms a site's own index gives a section ("UPSERT" for INSERT): the
+   * site's word for what the section is about, so weighed as a heading is.
+   */
+  indexTerms: 3,
 });
