@@ -214,7 +214,13 @@ export async function crawlSitePiece(db: D1Database, runId: string, options: Sit
   const ordered = [...crawl.pages].sort((a, b) => Number(namesAnother(a)) - Number(namesAnother(b)));
   // The site's navigation is what most of its pages repeat: learnt from every page read so far in the run.
   const template = new SiteTemplate(previous?.template);
-  template.learn(crawl.pages.flatMap((crawled) => (crawled.status === "fetched" ? [crawled.page.markdown] : [])));
+  const read = crawl.pages.flatMap((crawled) => (crawled.status === "fetched" ? [crawled.page.markdown] : []));
+  template.learn(read);
+  // A run that read too few pages anew to learn the template (a refresh where three pages changed) strips by the one
+  // the base URI's last run learnt, these pages added; the run carries and saves only what it learnt itself.
+  const stored = template.learnt || read.length === 0 ? undefined : await storedTemplate(db, site.baseUri);
+  const stripper = stored ? new SiteTemplate(stored) : template;
+  if (stored) stripper.learn(read);
   const contentRules = { ...previous?.contentRules };
   let templateStripped = previous?.templateStripped ?? 0;
   let indexPages = previous?.indexPages ?? 0;
@@ -240,7 +246,7 @@ export async function crawlSitePiece(db: D1Database, runId: string, options: Sit
       notes.push({ url: crawled.url, note: `a back-of-book index: ${terms.length} terms attached to the pages they point to, not stored as a page` });
       continue;
     }
-    const { markdown, stripped } = template.strip(crawled.page.markdown, publicUrl(crawled.url));
+    const { markdown, stripped } = stripper.strip(crawled.page.markdown, publicUrl(crawled.url));
     const page = { ...crawled.page, markdown };
     contentRules[page.contentRule] = (contentRules[page.contentRule] ?? 0) + 1;
     if (stripped) templateStripped += 1;
@@ -332,9 +338,10 @@ export async function publishSiteRun(
   state: SiteRunState,
 ): Promise<SyncReport & { pruneRefused?: string }> {
   const site = siteOfRun(options);
+  const alongside = state.template && new SiteTemplate(state.template).learnt ? [saveTemplate(db, site.baseUri, state.template)] : [];
   if (options.only) {
     // Only the named pages: the rest of the site is neither read nor pruned.
-    return publishGeneration(db, runId, { baseUri: site.baseUri, site, prune: false, remove: state.gone ?? [] });
+    return publishGeneration(db, runId, { baseUri: site.baseUri, site, prune: false, remove: state.gone ?? [], alongside });
   }
   if (state.fetched + state.notModified === 0) {
     const reasons = state.firstSkipped.map((skip) => `${skip.url}: ${skip.reason}`);
@@ -346,6 +353,7 @@ export async function publishSiteRun(
     site,
     prune: options.prune && !pruneRefused,
     refuseShrinking: options.refuseShrinking,
+    alongside,
   });
   return { ...report, ...(pruneRefused ? { pruneRefused } : {}) };
 }
@@ -370,6 +378,25 @@ function indexTermsOf(source: string, entries: NonNullable<HtmlPage["indexEntrie
     terms.push({ source, target, anchor, term: entry.term });
   }
   return terms;
+}
+
+/** The template the base URI's last run that read enough pages learnt (migration 0015), when there is one. */
+async function storedTemplate(db: D1Database, baseUri: string): Promise<TemplateState | undefined> {
+  const row = await db.prepare("SELECT template FROM site_templates WHERE base_uri = ?1").bind(baseUri).first<{ template: string }>();
+  if (!row) return undefined;
+  try {
+    const state = JSON.parse(row.template) as TemplateState;
+    return typeof state.pages === "number" && Array.isArray(state.counts) ? state : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Saves what the run learnt as the base URI's template, in the publishing transaction. */
+function saveTemplate(db: D1Database, baseUri: string, template: TemplateState): D1PreparedStatement {
+  return db
+    .prepare("INSERT INTO site_templates (base_uri, template) VALUES (?1, ?2) ON CONFLICT (base_uri) DO UPDATE SET template = excluded.template")
+    .bind(baseUri, JSON.stringify(template));
 }
 
 /** The page key a canonical link names, when it is an http(s) URL. */

@@ -1,4 +1,4 @@
--- A site's own back-of-book index as a bridge of words (issue 34): its terms
+-- Reading sites right (issue 34). A site's own back-of-book index as a bridge of words: its terms
 -- are attached to the chunk they point to (the section its fragment names,
 -- else the page's lead) and searched as a column of their own, weighed like
 -- a heading (ranking-weights.ts indexTerms), never shown as page text.
@@ -57,3 +57,11 @@ CREATE TABLE staged_index_terms (
   term TEXT NOT NULL
 );
 CREATE INDEX staged_index_terms_by_generation ON staged_index_terms (generation, source);
+
+-- The template (src/readers/site/template.ts) the last run that read enough
+-- pages learnt for its base URI: a later run that reads too few pages anew to
+-- learn it (a refresh where three pages changed) strips their navigation by it.
+CREATE TABLE site_templates (
+  base_uri TEXT PRIMARY KEY,
+  template TEXT NOT NULL                 -- JSON TemplateState: pages read and the most repeated pieces' counts
+);
