@@ -20,7 +20,8 @@ const page = (title: string, body: string) => `<html><head><title>${title}</titl
 /** A DocBook-shaped index: a <dt> per term, its text then links titled with the target's title; sub-terms in the <dd> after it. */
 function bookIndex(upsertTarget: string): string {
   const terms = [
-    ...OTHER_TERMS.map((term) => ({ term, href: "sql-other.html", title: "Other Commands" })),
+    // Pages of their own, mostly not read here: a page given dozens of unanchored terms is a list of things, not what they are about.
+    ...OTHER_TERMS.map((term, i) => ({ term, href: `sql-${i}.html`, title: term })),
     { term: "INSERT", href: "sql-insert.html", title: "INSERT" },
     { term: "ON CONFLICT", href: "sql-insert.html#SQL-ON-CONFLICT", title: "INSERT" },
     { term: "UPSERT", href: upsertTarget, title: "INSERT" },

@@ -544,21 +544,35 @@ function indexTermStatements(db: D1Database, id: string, baseUri: string, prune:
 }
 
 /**
+ * A page given more terms than this whose anchors name none of its sections
+ * is a list of things (SQLite's compile options, its pragmas: 395 and 153
+ * terms): its own sections already say them, and 395 terms on its lead
+ * chunk made it match "max size of a database file". A page given a few
+ * says what it is about ("UPSERT", "ON CONFLICT" for INSERT).
+ */
+const MAX_LEAD_TERMS = 10;
+
+/**
  * Writes `chunks.terms` for the base URI's pages from its index terms: a term
  * goes to the chunk its anchor names, else to its page's lead chunk (an
- * anchor on a paragraph, or none), once however many index pages give it.
- * Only chunks whose terms change are written, so the FTS index is touched
- * for those alone.
+ * anchor on a paragraph, or none; at most MAX_LEAD_TERMS a page), once
+ * however many index pages give it. Only chunks whose terms change are
+ * written, so the FTS index is touched for those alone.
  */
 function applyIndexTerms(db: D1Database, baseUri: string): D1PreparedStatement {
   return db
     .prepare(
-      `WITH placed AS (
-         SELECT DISTINCT coalesce(exact.rowid, lead.rowid) AS chunk, t.term AS term
+      `WITH resolved AS (
+         SELECT t.target, t.term, exact.rowid AS exact_chunk, lead.rowid AS lead_chunk
          FROM index_terms AS t
          JOIN chunks AS lead ON lead.document_name = t.target AND lead.position = 0
          LEFT JOIN chunks AS exact ON exact.document_name = t.target AND exact.chunk_id = t.anchor AND t.anchor != ''
          WHERE t.base_uri = ?1),
+       unplaced AS (SELECT target, count(DISTINCT term) AS n FROM resolved WHERE exact_chunk IS NULL GROUP BY target),
+       placed AS (
+         SELECT DISTINCT coalesce(r.exact_chunk, r.lead_chunk) AS chunk, r.term AS term
+         FROM resolved AS r LEFT JOIN unplaced AS u ON u.target = r.target
+         WHERE r.exact_chunk IS NOT NULL OR u.n <= ${MAX_LEAD_TERMS}),
        terms_of AS (SELECT chunk, group_concat(term, ' ; ') AS terms FROM (SELECT chunk, term FROM placed ORDER BY chunk, term) GROUP BY chunk),
        wanted AS (
          SELECT c.rowid AS chunk, coalesce(terms_of.terms, '') AS terms
