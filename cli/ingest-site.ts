@@ -111,11 +111,12 @@ export function describeSitePages(result: SiteIngestResult): string[] {
 const WHOLE_BODY_WARNING_SHARE = 0.2;
 
 /** Which rule found each share of the pages' articles, and a warning when many had none but the body. */
-export function describeContentRules(result: Pick<SiteIngestResult, "contentRules" | "templateStripped">): string[] {
+export function describeContentRules(result: Pick<SiteIngestResult, "contentRules" | "templateStripped" | "indexPages">): string[] {
   const rules = Object.entries(result.contentRules).filter(([, count]) => (count ?? 0) > 0) as [string, number][];
   const pages = rules.reduce((sum, [, count]) => sum + count, 0);
   if (pages === 0) return [];
-  const lines = [`  article found by: ${rules.map(([rule, count]) => `${rule} ${count}`).join(", ")}; navigation the site repeats dropped from ${result.templateStripped} pages`];
+  const index = result.indexPages > 0 ? `; ${result.indexPages} back-of-book index pages read as words of the pages they point to` : "";
+  const lines = [`  article found by: ${rules.map(([rule, count]) => `${rule} ${count}`).join(", ")}; navigation the site repeats dropped from ${result.templateStripped} pages${index}`];
   const body = result.contentRules.body ?? 0;
   if (body / pages >= WHOLE_BODY_WARNING_SHARE) {
     lines.push(

@@ -142,6 +142,26 @@ describe("Almanac's own pages beside a user's documentation", () => {
 
 describe("re-ranking without weighed words", () => {
   // Regression: a query of stopwords only ("how to", "C") gave every candidate coverage 0, so results came in name order.
+  it("lets release notes step aside unless the question asks about versions", () => {
+    const chunk = (parent: string, title: string, heading: string, bm25: number) => ({
+      parent,
+      id: "x",
+      content: "the --fixtures-per-test option",
+      heading,
+      position: 1,
+      terms: "",
+      bm25,
+      document: { name: parent, uri: "", title, description: "", dataSource: "x.dev", updateTime: "" },
+    });
+    const notes = chunk("documents/x.dev/changelog", "Changelog", "pytest 7.2.0 (2022-10-23) > Improvements", 10);
+    const guide = chunk("documents/x.dev/how-to/fixtures", "How to use fixtures", "Fixtures per test", 7);
+    const order = (stems: string[]) =>
+      rankCandidates([notes, guide], stems.map((stem) => ({ stem, weight: 1 })), new Set(), DEFAULT_RANKING).map((hit) => hit.parent);
+    expect(order(["fixtur", "per", "test"])).toEqual([guide.parent, notes.parent]);
+    expect(order(["fixtur", "per", "test", "version"])).toEqual([notes.parent, guide.parent]);
+    expect(order(["fixtur", "per", "test", "7.2"])).toEqual([notes.parent, guide.parent]);
+  });
+
   it("keeps BM25's order when the query has no topical word", () => {
     const candidate = (parent: string, bm25: number) => ({
       parent,
@@ -149,6 +169,7 @@ describe("re-ranking without weighed words", () => {
       content: "x",
       heading: "",
       position: 0,
+      terms: "",
       bm25,
       document: { name: parent, uri: "", title: "", description: "", dataSource: "x.dev", updateTime: "" },
     });

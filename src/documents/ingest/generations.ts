@@ -87,6 +87,7 @@ export async function sweepGenerations(db: D1Database, now: Date = new Date()): 
     db.prepare(`DELETE FROM staged_documents WHERE ${notWriting}`),
     db.prepare(`DELETE FROM staged_pages WHERE ${notWriting}`),
     db.prepare(`DELETE FROM staged_site_pages WHERE ${notWriting}`),
+    db.prepare(`DELETE FROM staged_index_terms WHERE ${notWriting}`),
     // Kept a while: a publishing step retried after its batch landed must find its run published, not unknown.
     db.prepare("DELETE FROM generations WHERE state != 'writing' AND touched_time < ?1").bind(stale),
   ]);

@@ -86,6 +86,7 @@ export async function publishGeneration(db: D1Database, id: string, options: Pub
     db.prepare("SELECT MIN(rowid) AS first, MAX(rowid) AS last FROM staged_chunks WHERE generation = ?1").bind(id).first<{ first: number | null; last: number | null }>(),
   );
 
+  const applyStatement = applyIndexTerms(db, options.baseUri);
   const statements: D1PreparedStatement[] = [
     db.prepare("DELETE FROM chunks WHERE document_name IN (SELECT name FROM staged_documents WHERE generation = ?1)").bind(id),
   ];
@@ -143,6 +144,8 @@ export async function publishGeneration(db: D1Database, id: string, options: Pub
     db
       .prepare("DELETE FROM site_pages WHERE base_uri = ?1 AND NOT EXISTS (SELECT 1 FROM documents d WHERE d.name = site_pages.document_name)")
       .bind(options.baseUri),
+    ...indexTermStatements(db, id, options.baseUri, options.prune),
+    applyStatement,
     ...(options.site?.version ? recordVersionStatements(db, options.baseUri, options.site.dataSource, options.site.version, now) : []),
     ...(options.alongside ?? []),
     db
@@ -156,16 +159,78 @@ export async function publishGeneration(db: D1Database, id: string, options: Pub
         "nothing was published; ingest the site in parts (--include) or under several base URIs",
     );
   }
+  let termsChanged = false;
   try {
-    await withRetries(() => runGuarded(db, id, statements));
+    const results = await withRetries(() => runGuarded(db, id, statements));
+    // The guard is the batch's first statement.
+    termsChanged = (results[statements.indexOf(applyStatement) + 1]?.meta.changes ?? 0) > 0;
   } catch (error) {
     // A retry of a batch that did land (or of a Workflow step whose batch landed) meets a published run: done, not abandoned.
     if (!(error instanceof AbandonedRunError) || (await generationState(db, id)) !== "published") throw error;
   }
   // The run's rows are garbage now; a failure here leaves them to the next sweep.
   await sweepGenerations(db).catch(() => {});
-  const changed = report.added.length + report.updated.length + report.removed.length > 0;
+  const changed = termsChanged || report.added.length + report.updated.length + report.removed.length > 0;
   // Search counts common words from a copy (common-terms.ts): renewed whenever the index changed, and on a first run after migration 0005.
   if (changed || (await withRetries(() => commonTermsMissing(db)))) await withRetries(() => refreshCommonTerms(db));
   return report;
+}
+
+/**
+ * Publishing's index statements: the pairs of every index page the run read
+ * replace that page's earlier ones; a pruning run (which read the whole
+ * site) drops the pairs of index pages it no longer found.
+ */
+function indexTermStatements(db: D1Database, id: string, baseUri: string, prune: boolean): D1PreparedStatement[] {
+  return [
+    db
+      .prepare(
+        `DELETE FROM index_terms WHERE base_uri = ?2
+         AND (?3 OR source IN (SELECT source FROM staged_index_terms WHERE generation = ?1))`,
+      )
+      .bind(id, baseUri, prune ? 1 : 0),
+    db
+      .prepare("INSERT INTO index_terms (base_uri, source, target, anchor, term) SELECT ?2, source, target, anchor, term FROM staged_index_terms WHERE generation = ?1")
+      .bind(id, baseUri),
+  ];
+}
+
+/**
+ * A page given more terms than this whose anchors name none of its sections
+ * is a list of things (SQLite's compile options, its pragmas: 395 and 153
+ * terms): its own sections already say them, and 395 terms on its lead
+ * chunk made it match "max size of a database file". A page given a few
+ * says what it is about ("UPSERT", "ON CONFLICT" for INSERT).
+ */
+const MAX_LEAD_TERMS = 10;
+
+/**
+ * Writes `chunks.terms` for the base URI's pages from its index terms: a term
+ * goes to the chunk its anchor names, else to its page's lead chunk (an
+ * anchor on a paragraph, or none; at most MAX_LEAD_TERMS a page), once
+ * however many index pages give it. Only chunks whose terms change are
+ * written, so the FTS index is touched for those alone.
+ */
+function applyIndexTerms(db: D1Database, baseUri: string): D1PreparedStatement {
+  return db
+    .prepare(
+      `WITH resolved AS (
+         SELECT t.target, t.term, exact.rowid AS exact_chunk, lead.rowid AS lead_chunk
+         FROM index_terms AS t
+         JOIN chunks AS lead ON lead.document_name = t.target AND lead.position = 0
+         LEFT JOIN chunks AS exact ON exact.document_name = t.target AND exact.chunk_id = t.anchor AND t.anchor != ''
+         WHERE t.base_uri = ?1),
+       unplaced AS (SELECT target, count(DISTINCT term) AS n FROM resolved WHERE exact_chunk IS NULL GROUP BY target),
+       placed AS (
+         SELECT DISTINCT coalesce(r.exact_chunk, r.lead_chunk) AS chunk, r.term AS term
+         FROM resolved AS r LEFT JOIN unplaced AS u ON u.target = r.target
+         WHERE r.exact_chunk IS NOT NULL OR u.n <= ${MAX_LEAD_TERMS}),
+       terms_of AS (SELECT chunk, group_concat(term, ' ; ') AS terms FROM (SELECT chunk, term FROM placed ORDER BY chunk, term) GROUP BY chunk),
+       wanted AS (
+         SELECT c.rowid AS chunk, coalesce(terms_of.terms, '') AS terms
+         FROM documents AS d JOIN chunks AS c ON c.document_name = d.name LEFT JOIN terms_of ON terms_of.chunk = c.rowid
+         WHERE d.base_uri = ?1)
+       UPDATE chunks SET terms = wanted.terms FROM wanted WHERE chunks.rowid = wanted.chunk AND chunks.terms != wanted.terms`,
+    )
+    .bind(baseUri);
 }

@@ -13,12 +13,12 @@ import { documentNameForUri } from "../names.ts";
 import { abandonGeneration, beginGeneration, newRunId } from "./generations.ts";
 import type { SiteRunPlan } from "./plan-site-run.ts";
 import { publishGeneration } from "./publish-generation.ts";
-import { stagePages, type StagedValidator } from "./stage-pages.ts";
+import { stagePages, type StagedIndexTerm, type StagedValidator } from "./stage-pages.ts";
 import { refuseVersionConflicts } from "../versions.ts";
 import type { SyncReport } from "../../sync-report.ts";
 import { crawlSite, type CrawlResult, type CrawlState } from "../../readers/site/crawl.ts";
 import type { CrawledPage, PageValidator, SkippedUrl } from "../../readers/site/fetch-page.ts";
-import type { ContentRule } from "../../readers/site/html.ts";
+import type { ContentRule, HtmlPage } from "../../readers/site/html.ts";
 import { SiteTemplate, type TemplateState } from "../../readers/site/template.ts";
 import { inScope, pageKey, publishedUrl } from "../../readers/site/scope.ts";
 
@@ -58,6 +58,8 @@ export interface SiteIngestResult extends SyncReport {
   contentRules: Partial<Record<ContentRule, number>>;
   /** Pages whose top or bottom blocks were the site's repeated navigation, dropped. */
   templateStripped: number;
+  /** Pages that were the site's back-of-book index: their terms attached to the pages they point to, not stored as pages. */
+  indexPages: number;
 }
 
 /**
@@ -86,6 +88,7 @@ export async function ingestSite(db: D1Database, plan: SiteRunPlan): Promise<Sit
       notes: piece.notes,
       contentRules: piece.state.contentRules,
       templateStripped: piece.state.templateStripped,
+      indexPages: piece.state.indexPages ?? 0,
     };
   } catch (error) {
     await abandonGeneration(db, runId).catch(() => {});
@@ -119,6 +122,8 @@ export interface SiteRunState {
   templateStripped: number;
   /** The site's template learnt so far (template.ts). */
   template?: TemplateState;
+  /** Back-of-book index pages read (back-index.ts). */
+  indexPages?: number;
 }
 
 /** What one piece found, beside the state to carry on from. */
@@ -178,9 +183,18 @@ export async function crawlSitePiece(db: D1Database, runId: string, plan: SiteRu
   const ordered = [...crawl.pages].sort((a, b) => Number(namesAnother(a)) - Number(namesAnother(b)));
   // The site's navigation is what most of its pages repeat: learnt from every page read so far in the run.
   const template = new SiteTemplate(previous?.template);
-  template.learn(crawl.pages.flatMap((crawled) => (crawled.status === "fetched" ? [crawled.page.markdown] : [])));
+  const read = crawl.pages.flatMap((crawled) => (crawled.status === "fetched" ? [crawled.page.markdown] : []));
+  template.learn(read);
+  // A run that read too few pages anew to learn the template (a refresh where three pages changed) strips by the one
+  // the base URI's last run learnt, these pages added; the run carries and saves only what it learnt itself.
+  const stored = template.learnt || read.length === 0 ? undefined : await storedTemplate(db, site.baseUri);
+  const stripper = stored ? new SiteTemplate(stored) : template;
+  if (stored) stripper.learn(read);
   const contentRules = { ...previous?.contentRules };
   let templateStripped = previous?.templateStripped ?? 0;
+  let indexPages = previous?.indexPages ?? 0;
+  const indexTerms: StagedIndexTerm[] = [];
+  const nameOf = (url: string) => documentNameForUri(publishedUrl(publicUrl(pageKey(url))));
   for (const [index, crawled] of ordered.entries()) {
     if (plan.onProgress && crawl.pages.length > 100 && (index + 1) % 100 === 0) plan.onProgress(`prepared ${index + 1}/${crawl.pages.length} pages`);
     if (crawled.status === "unchanged") {
@@ -193,7 +207,15 @@ export async function crawlSitePiece(db: D1Database, runId: string, plan: SiteRu
       if (!same) validators.push({ url: crawled.url, name: previous.name, links: crawled.links, ...validatorsOf(crawled) });
       continue;
     }
-    const { markdown, stripped } = template.strip(crawled.page.markdown, publicUrl(crawled.url));
+    if (crawled.page.indexEntries) {
+      // The site's own index: its words go to the pages it points to, and it is no search result of its own.
+      const terms = indexTermsOf(crawled.url, crawled.page.indexEntries, (url) => (inScope(scope, pageKey(url)) ? nameOf(url) : undefined));
+      indexTerms.push(...terms);
+      indexPages += 1;
+      notes.push({ url: crawled.url, note: `a back-of-book index: ${terms.length} terms attached to the pages they point to, not stored as a page` });
+      continue;
+    }
+    const { markdown, stripped } = stripper.strip(crawled.page.markdown, publicUrl(crawled.url));
     const page = { ...crawled.page, markdown };
     contentRules[page.contentRule] = (contentRules[page.contentRule] ?? 0) + 1;
     if (stripped) templateStripped += 1;
@@ -246,7 +268,7 @@ export async function crawlSitePiece(db: D1Database, runId: string, plan: SiteRu
     if (name && skip.gone) gone.push(name);
   }
   if (documents.length + keep.length > 0) plan.onProgress?.(`staging ${documents.length} pages (${keep.length} unchanged kept)`);
-  await stagePages(db, runId, site.baseUri, documents, { keep, validators, onProgress: plan.onWriteProgress });
+  await stagePages(db, runId, site.baseUri, documents, { keep, validators, indexTerms, onProgress: plan.onWriteProgress });
 
   const before = previous ?? { fetched: 0, notModified: 0, skipped: 0, failed: 0, firstSkipped: [], firstFailed: [] };
   const failures = crawl.skipped.filter((skip) => SITE_FAILURE.test(skip.reason));
@@ -267,6 +289,7 @@ export async function crawlSitePiece(db: D1Database, runId: string, plan: SiteRu
     contentRules,
     templateStripped,
     template: template.toState(),
+    indexPages,
   };
   return { state, skipped, notes };
 }
@@ -284,9 +307,10 @@ export async function publishSiteRun(
   state: SiteRunState,
 ): Promise<SyncReport & { pruneRefused?: string }> {
   const { site } = plan;
+  const alongside = state.template && new SiteTemplate(state.template).learnt ? [saveTemplate(db, site.baseUri, state.template)] : [];
   if (plan.only) {
     // Only the named pages: the rest of the site is neither read nor pruned.
-    return publishGeneration(db, runId, { baseUri: site.baseUri, site, prune: false, remove: state.gone ?? [] });
+    return publishGeneration(db, runId, { baseUri: site.baseUri, site, prune: false, remove: state.gone ?? [], alongside });
   }
   if (state.fetched + state.notModified === 0) {
     const reasons = state.firstSkipped.map((skip) => `${skip.url}: ${skip.reason}`);
@@ -298,8 +322,50 @@ export async function publishSiteRun(
     site,
     prune: plan.prune && !pruneRefused,
     refuseShrinking: plan.refuseShrinking,
+    alongside,
   });
   return { ...report, ...(pruneRefused ? { pruneRefused } : {}) };
+}
+
+/** An index page's entries as staged pairs: each target named as its page is, its fragment the anchor; entries pointing out of scope dropped. */
+function indexTermsOf(source: string, entries: NonNullable<HtmlPage["indexEntries"]>, nameOf: (url: string) => string | undefined): StagedIndexTerm[] {
+  const terms: StagedIndexTerm[] = [];
+  const seen = new Set<string>();
+  for (const entry of entries) {
+    const target = nameOf(entry.url);
+    if (!target || !entry.term) continue;
+    const hash = new URL(entry.url).hash.slice(1);
+    let anchor = hash;
+    try {
+      anchor = decodeURIComponent(hash);
+    } catch {
+      // A malformed escape is kept as written: it then names no chunk, and the term goes to the page's lead.
+    }
+    const key = `${target}#${anchor}\n${entry.term}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    terms.push({ source, target, anchor, term: entry.term });
+  }
+  return terms;
+}
+
+/** The template the base URI's last run that read enough pages learnt (migration 0015), when there is one. */
+async function storedTemplate(db: D1Database, baseUri: string): Promise<TemplateState | undefined> {
+  const row = await db.prepare("SELECT template FROM site_templates WHERE base_uri = ?1").bind(baseUri).first<{ template: string }>();
+  if (!row) return undefined;
+  try {
+    const state = JSON.parse(row.template) as TemplateState;
+    return typeof state.pages === "number" && Array.isArray(state.counts) ? state : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Saves what the run learnt as the base URI's template, in the publishing transaction. */
+function saveTemplate(db: D1Database, baseUri: string, template: TemplateState): D1PreparedStatement {
+  return db
+    .prepare("INSERT INTO site_templates (base_uri, template) VALUES (?1, ?2) ON CONFLICT (base_uri) DO UPDATE SET template = excluded.template")
+    .bind(baseUri, JSON.stringify(template));
 }
 
 /** The page key a canonical link names, when it is an http(s) URL. */

@@ -23,6 +23,17 @@ export interface StagedValidator {
 /** The in-scope links kept per page for the next crawl (a 304 has no body to read them from). */
 const MAX_LINKS_KEPT = 5000;
 
+/** A term of a site's back-of-book index (src/readers/site/back-index.ts) and the page and section it points to. */
+export interface StagedIndexTerm {
+  /** The URL of the index page it was read from. */
+  source: string;
+  /** The document name of the page it points to. */
+  target: string;
+  /** The fragment it points to; "" for the page itself. */
+  anchor: string;
+  term: string;
+}
+
 /** How far the staging has got, after each batch. */
 export interface StageProgress {
   pages: number;
@@ -47,7 +58,13 @@ export async function stagePages(
   id: string,
   baseUri: string,
   documents: readonly PreparedDocument[],
-  options: { keep?: readonly string[]; validators?: readonly StagedValidator[]; onProgress?: (progress: StageProgress) => void } = {},
+  options: {
+    keep?: readonly string[];
+    validators?: readonly StagedValidator[];
+    /** Index pages' terms, by the index page read: staged again for a page read again. */
+    indexTerms?: readonly StagedIndexTerm[];
+    onProgress?: (progress: StageProgress) => void;
+  } = {},
 ): Promise<Pick<SyncReport, "added" | "updated" | "unchanged">> {
   const sent = new Set(documents.map((doc) => doc.name));
   const kept = (options.keep ?? []).filter((name) => !sent.has(name));
@@ -78,6 +95,7 @@ export async function stagePages(
     groups.push({ statements: [manifest(name, "unchanged")], bytes: utf8Bytes(name), pages: 0 });
   }
   for (const validator of options.validators ?? []) groups.push({ ...stageValidator(db, id, validator), pages: 0 });
+  groups.push(...stageIndexTerms(db, id, options.indexTerms ?? []).map((group) => ({ ...group, pages: 0 })));
 
   const totalPages = groups.reduce((sum, group) => sum + group.pages, 0);
   const totalBytes = groups.reduce((sum, group) => sum + group.bytes, 0);
@@ -184,4 +202,29 @@ function stageValidator(db: D1Database, id: string, page: StagedValidator): Stat
     ],
     bytes: utf8Bytes(page.url + page.name + (page.etag ?? "") + (page.lastModified ?? "") + links) + 50,
   };
+}
+
+const TERM_COLUMNS = 5;
+const TERMS_PER_INSERT = rowsPerInsert(TERM_COLUMNS);
+
+/** The run's index terms staged: each index page's earlier staging out (a retried step), then its pairs, a statement per TERMS_PER_INSERT. */
+function stageIndexTerms(db: D1Database, id: string, terms: readonly StagedIndexTerm[]): StatementGroup<D1PreparedStatement>[] {
+  const sources = [...new Set(terms.map((term) => term.source))];
+  const groups: StatementGroup<D1PreparedStatement>[] = sources.map((source) => ({
+    statements: [db.prepare("DELETE FROM staged_index_terms WHERE generation = ?1 AND source = ?2").bind(id, source)],
+    bytes: utf8Bytes(source) + 50,
+  }));
+  for (let i = 0; i < terms.length; i += TERMS_PER_INSERT) {
+    const rows = terms.slice(i, i + TERMS_PER_INSERT);
+    const values = rows.map((_, j) => `(${Array.from({ length: TERM_COLUMNS }, (_, k) => `?${j * TERM_COLUMNS + k + 1}`).join(", ")})`);
+    groups.push({
+      statements: [
+        db
+          .prepare(`INSERT INTO staged_index_terms (generation, source, target, anchor, term) VALUES ${values.join(", ")}`)
+          .bind(...rows.flatMap((row) => [id, row.source, row.target, row.anchor, row.term])),
+      ],
+      bytes: rows.reduce((sum, row) => sum + utf8Bytes(row.source + row.target + row.anchor + row.term) + 20, 0),
+    });
+  }
+  return groups;
 }

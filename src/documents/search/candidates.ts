@@ -35,11 +35,14 @@ export interface Candidate extends ChunkHit {
   bm25: number;
   heading: string;
   position: number;
+  /** The words the site's own index attached to the chunk (migration 0015): searched, never shown. */
+  terms: string;
 }
 
 interface CandidateRow extends ChunkRow {
   heading: string;
   position: number;
+  terms: string;
   score: number;
 }
 
@@ -84,9 +87,9 @@ function statisticsStatements(stems: readonly string[]): BoundStatement[] {
   return [frequencies, SIZE_STATEMENT];
 }
 
-/** The best-BM25 chunks (BM25 with `columnWeights`) for the MATCH expression `match` gives (choose-match.ts), within the query's filter. */
-function candidateStatement(query: CandidateQuery, match: MatchSql, columnWeights: RankingWeights["columnWeights"]): BoundStatement {
-  const bm25 = `bm25(chunks_fts, ${columnWeights.map(Number).join(", ")})`;
+/** The best-BM25 chunks (BM25 with the column weights and the index terms' weight) for the MATCH expression `match` gives (choose-match.ts), within the query's filter. */
+function candidateStatement(query: CandidateQuery, match: MatchSql, ranking: Pick<RankingWeights, "columnWeights" | "indexTerms">): BoundStatement {
+  const bm25 = `bm25(chunks_fts, ${[...ranking.columnWeights, ranking.indexTerms].map(Number).join(", ")})`;
   return query.filter ? filteredCandidates(query, match, query.filter, bm25) : bestCandidates(query, match, bm25);
 }
 /**
@@ -96,11 +99,11 @@ function candidateStatement(query: CandidateQuery, match: MatchSql, columnWeight
  */
 function stemRows(match: MatchSql): string {
   return match.with
-    ? "UNION ALL SELECT NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, stem, doc FROM match_stems WHERE doc > 0"
+    ? "UNION ALL SELECT NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, stem, doc FROM match_stems WHERE doc > 0"
     : "";
 }
 
-const COLUMNS = `c.document_name AS parent, c.chunk_id AS id, c.content, c.heading, c.position,
+const COLUMNS = `c.document_name AS parent, c.chunk_id AS id, c.content, c.heading, c.position, c.terms,
        d.uri, d.title, d.description, d.data_source, d.update_time, d.version`;
 
 /**
@@ -194,7 +197,7 @@ export async function fetchCandidates(
   query: CandidateQuery,
   ranking: RankingWeights,
 ): Promise<{ candidates: Candidate[]; statistics: TermStatistics }> {
-  const weights = ranking.columnWeights;
+  const weights = ranking;
   // The filter's values and the step-aside's three take their share of the statement's bound values.
   const room = D1_LIMITS.boundParameters - (query.filter?.params.length ?? 0) - 3;
   const chosen = chosenMatch(query.terms, { weighed: query.stems, room });
@@ -238,6 +241,7 @@ function toCandidate(row: Record<string, unknown>): Candidate {
     content: candidate.content,
     heading: candidate.heading,
     position: candidate.position,
+    terms: candidate.terms ?? "",
     bm25: -candidate.score,
     document: toSummary({ ...candidate, name: candidate.parent }),
   };

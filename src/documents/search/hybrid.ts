@@ -106,6 +106,7 @@ interface NeighbourRow extends ChunkRow {
   vector_id: string;
   heading: string;
   position: number;
+  terms: string;
 }
 
 /**
@@ -131,7 +132,7 @@ async function neighbourChunks(db: D1Reader, matches: readonly VectorMatch[], mo
     statements.push(
       db
         .prepare(
-          `SELECT v.vector_id, c.document_name AS parent, c.chunk_id AS id, c.content, c.heading, c.position,
+          `SELECT v.vector_id, c.document_name AS parent, c.chunk_id AS id, c.content, c.heading, c.position, c.terms,
                   d.uri, d.title, d.description, d.data_source, d.update_time, d.version
            FROM chunk_vectors AS v
            JOIN chunks AS c ON c.document_name = v.document_name AND c.chunk_id = v.chunk_id
@@ -152,6 +153,7 @@ async function neighbourChunks(db: D1Reader, matches: readonly VectorMatch[], mo
         content: row.content,
         heading: row.heading,
         position: row.position,
+        terms: row.terms,
         bm25: 0,
         document: toSummary({ ...row, name: row.parent }),
       },

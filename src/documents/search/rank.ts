@@ -172,12 +172,15 @@ export function rankCandidates(
   if (candidates.length === 0) return [];
   const cache = new Map<string, string>();
   const finder = stemFinder(terms);
+  const releasesAsked = asksAboutReleases(terms);
   const best = Math.max(...candidates.map((candidate) => candidate.bm25)) || 1;
-  const stems = candidates.map((candidate) => queryStemsIn(`${candidate.document.title}\n${candidate.content}`, finder, cache));
+  // The site index's words for a chunk count as its own (the UPSERT a page about INSERT never says).
+  const stems = candidates.map((candidate) => queryStemsIn(`${candidate.document.title}\n${candidate.content}\n${candidate.terms}`, finder, cache));
   const scored = candidates.map((candidate, index) => {
     const coverage = coverageOf(stems[index] as Set<string>, terms);
     const site = namedSites.has(candidate.document.dataSource) ? ranking.namedSite : 1;
-    return { ...candidate, coverage, score: (candidate.bm25 / best) * coverage ** ranking.coverage * site };
+    const release = releasesAsked || !isReleaseNote(candidate) ? 1 : ranking.releaseNotes;
+    return { ...candidate, coverage, score: (candidate.bm25 / best) * coverage ** ranking.coverage * site * release };
   });
 
   const pageScores = new Map<string, number[]>();
@@ -196,6 +199,30 @@ export function rankCandidates(
   }
   scored.sort((a, b) => b.score - a.score || a.parent.localeCompare(b.parent) || a.position - b.position);
   return scored;
+}
+
+/** Stems of the words that ask about versions: "which version added…", "released", "changelog", "deprecated since". */
+const RELEASE_STEMS = new Set(["version", "releas", "changelog", "deprec", "upgrad"]);
+
+/** True when the question asks about versions or releases: one of RELEASE_STEMS, or a version number ("3.25", "v18"). */
+function asksAboutReleases(terms: readonly WeightedTerm[]): boolean {
+  return terms.some((term) => RELEASE_STEMS.has(term.stem) || /^v?\d+(?:\.\d+)*$/.test(term.stem));
+}
+
+/** A release note's words for itself: "Release Notes", "Changelog", "Changes", "What's New", "History". */
+const RELEASE_WORDS = /\b(?:releases?|release notes|changelog|change log|changes|what'?s new|news|history)\b/i;
+/** A version number standing alone: 3.25, 7.2.0, v18.0.0 (not a section number glued to words, not an IP). */
+const VERSION_NUMBER = /(?<![\w.])v?\d+\.\d+(?:\.\d+)?(?![\w.]|\.\d)/;
+
+/**
+ * A chunk of release notes, by what its page and headings say of it: a
+ * release word and a version number in its title or heading path ("CMake
+ * 3.25 Release Notes", "Changelog > pytest 7.2.0 (2022-10-23) > Bug Fixes",
+ * "Release History > 2022-11-16 (3.40.0)"), whatever generator made it.
+ */
+function isReleaseNote(candidate: Candidate): boolean {
+  const path = `${candidate.document.title} > ${candidate.heading}`;
+  return RELEASE_WORDS.test(path) && VERSION_NUMBER.test(path);
 }
 
 /**

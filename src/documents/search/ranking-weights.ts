@@ -18,6 +18,10 @@ export interface RankingWeights {
   readonly namedSite: number;
   /** Discount of each further chunk of a page already ranked. */
   readonly samePage: number;
+  /** BM25 weight of the terms a site's back-of-book index attached to a chunk (migration 0015). */
+  readonly indexTerms: number;
+  /** Multiplier for release-note chunks when the question asks nothing about versions (rank.ts). */
+  readonly releaseNotes: number;
 }
 
 /** The weights the product ranks with (frozen: a variant is a new object, never an edit). */
@@ -43,4 +47,15 @@ export const DEFAULT_RANKING: RankingWeights = Object.freeze({
   namedSite: 1.6,
   /** Each further chunk of a page already ranked is discounted by this, so the first results show several pages. */
   samePage: 0.5,
+  /**
+   * The terms a site's own index gives a section ("UPSERT" for INSERT): the
+   * site's word for what the section is about, so weighed as a heading is.
+   */
+  indexTerms: 3,
+  /**
+   * Release notes name every feature once per version that touched it, so
+   * they match most questions; unless the question asks about versions or
+   * releases they step aside for the page that documents the feature.
+   */
+  releaseNotes: 0.5,
 });

@@ -16,6 +16,7 @@ import { gfmTableToMarkdown } from "mdast-util-gfm-table";
 import { toMarkdown } from "mdast-util-to-markdown";
 import { HIDING_STYLE } from "../../markdown/hidden-html.ts";
 import { anchorHeadings } from "./anchors.ts";
+import { backOfBookIndex, type IndexEntry } from "./back-index.ts";
 import { childElements, parseHtml } from "./parse-html.ts";
 import { flattenTableCells } from "./tables.ts";
 
@@ -33,6 +34,8 @@ export interface HtmlPage {
   links: string[];
   /** Which rule found the article: the content selector, `main`, `[role=main]`, `article` (or the element holding several), else `body`. */
   contentRule: ContentRule;
+  /** When the page is the site's back-of-book index (back-index.ts): its terms and the pages they point to. */
+  indexEntries?: IndexEntry[];
 }
 
 /** The rules that find a page's article, in the order they are tried. */
@@ -80,11 +83,14 @@ export function htmlToPage(html: string, options: HtmlPageOptions): HtmlPage {
   const publicUrl = options.publicUrl ?? ((url: string) => url);
   const links = pageLinks(tree, base);
   const { content, rule: contentRule } = mainContent(tree, options.contentSelector);
+  let indexEntries: IndexEntry[] | undefined;
   if (content) {
     // Anchors first: a heading's permalink (pruned as chrome) names its id.
     anchorHeadings(content);
     markCodeLanguages(content);
     prune(content);
+    // Before the cells are flattened: an index's entries are the lists inside them.
+    indexEntries = backOfBookIndex(content, base);
     flattenTableCells(content);
   }
   // The h1 of the pruned article has no permalink "¶" in its text.
@@ -98,7 +104,7 @@ export function htmlToPage(html: string, options: HtmlPageOptions): HtmlPage {
   const canonical = typeof canonicalHref === "string" ? resolve(canonicalHref, base) : undefined;
   if (!content) return { title, description, markdown: "", canonical, links, contentRule };
   absolutize(content, base, publicUrl);
-  return { title, description, markdown: toMarkdownText(content), canonical, links, contentRule };
+  return { title, description, markdown: toMarkdownText(content), canonical, links, contentRule, ...(indexEntries ? { indexEntries } : {}) };
 }
 
 /** The `<base href>` when the page has one, else its own URL. */

@@ -38,6 +38,11 @@ export class SiteTemplate {
     this.counts = new Map(state?.counts);
   }
 
+  /** True once it has seen enough pages to call anything template. */
+  get learnt(): boolean {
+    return this.pages >= MIN_PAGES;
+  }
+
   /** Learns from the Markdown of pages read. */
   learn(pages: readonly string[]): void {
     for (const markdown of pages) {
