@@ -32,6 +32,19 @@ async function statuses(count: number, send: (i: number) => Promise<Response>): 
   return seen;
 }
 
+/** Checks a 429 has the headers a client waits by, and returns its Google error body. */
+async function expectRefusal(refused: Response): Promise<{ error: { code: number; status: string; message: string } }> {
+  expect(refused.status).toBe(429);
+    const seconds = Number(refused.headers.get("Retry-After"));
+    expect(seconds).toBeGreaterThanOrEqual(1);
+    expect(seconds).toBeLessThanOrEqual(60);
+    expect(refused.headers.get("RateLimit-Remaining")).toBe("0");
+    expect(refused.headers.get("RateLimit-Reset")).toBe(String(seconds));
+    const body = (await refused.json()) as { error: { code: number; status: string; message: string } };
+    expect(body.error).toMatchObject({ code: 429, status: "RESOURCE_EXHAUSTED" });
+  return body;
+}
+
 describe("the limits' defaults", () => {
   it("are Google's 100 a minute for a key, fewer for an anonymous address, and a key's own where it has one", () => {
     const anonymous = { kind: "anonymous" as const, address: "203.0.113.9" };
@@ -58,15 +71,7 @@ describe("search and get limits on REST", () => {
     expect(first.headers.get("RateLimit-Policy")).toBe("3;w=60");
     await first.arrayBuffer();
     expect(await statuses(4, () => rest(SEARCH, { headers: address }, vars))).toEqual([200, 200, 429, 429]);
-    const refused = await rest(SEARCH, { headers: address }, vars);
-    expect(refused.status).toBe(429);
-    const seconds = Number(refused.headers.get("Retry-After"));
-    expect(seconds).toBeGreaterThanOrEqual(1);
-    expect(seconds).toBeLessThanOrEqual(60);
-    expect(refused.headers.get("RateLimit-Remaining")).toBe("0");
-    expect(refused.headers.get("RateLimit-Reset")).toBe(String(seconds));
-    const body = (await refused.json()) as { error: { code: number; status: string; message: string } };
-    expect(body.error).toMatchObject({ code: 429, status: "RESOURCE_EXHAUSTED" });
+    const body = await expectRefusal(await rest(SEARCH, { headers: address }, vars));
     expect(body.error.message).toContain("your IP address (anonymous, public tier) may make 3 searches per minute");
     // Another address, and gets, have their own counts.
     expect((await rest(SEARCH, { headers: { "CF-Connecting-IP": "203.0.113.22" } }, vars)).status).toBe(200);
@@ -134,15 +139,7 @@ describe("get limits on /llms.txt and the pages' Markdown", () => {
     await first.arrayBuffer();
     // /llms.txt and documents.get draw on the same minute as the Markdown.
     expect(await statuses(4, (i) => rest(["/llms.txt", "/v1/documents/almanac.dev/docs/filters", page, "/llms.txt"][i] ?? page, { headers: address }, vars))).toEqual([200, 200, 429, 429]);
-    const refused = await rest(page, { headers: address }, vars);
-    expect(refused.status).toBe(429);
-    const seconds = Number(refused.headers.get("Retry-After"));
-    expect(seconds).toBeGreaterThanOrEqual(1);
-    expect(seconds).toBeLessThanOrEqual(60);
-    expect(refused.headers.get("RateLimit-Remaining")).toBe("0");
-    expect(refused.headers.get("RateLimit-Reset")).toBe(String(seconds));
-    const body = (await refused.json()) as { error: { code: number; status: string; message: string } };
-    expect(body.error).toMatchObject({ code: 429, status: "RESOURCE_EXHAUSTED" });
+    const body = await expectRefusal(await rest(page, { headers: address }, vars));
     expect(body.error.message).toContain("your IP address (anonymous, public tier) may make 3 gets per minute");
     // The REST door's refusal has the very same form.
     const restRefused = (await (await rest("/v1/documents/almanac.dev/docs/filters", { headers: address }, vars)).json()) as { error: Record<string, unknown> };
