@@ -7,54 +7,26 @@
 // gets, tampered tokens, cursors, URIs, filters and batches included; a key
 // of "ops" gets both sources, mixed; and the audit log records the ops
 // key's requests and nothing of the others.
-import { spawnSync } from "node:child_process";
-import { createHash } from "node:crypto";
 import { rmSync } from "node:fs";
-import { Client as ModernClient, StreamableHTTPClientTransport as ModernTransport } from "@modelcontextprotocol/client";
-import { Client as LegacyClient } from "@modelcontextprotocol/sdk/client/index.js";
-import { StreamableHTTPClientTransport as LegacyTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import type { Client as LegacyClient } from "@modelcontextprotocol/sdk/client/index.js";
+import type { StreamableHTTPClientTransport as LegacyTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { newStateDir, startServer, type RunningServer } from "./support/harness.ts";
+import {
+  allResources, call, callerDoors, cliIn, cursorAfter, errorOf, expectNoSecret, forgedToken,
+  HIDDEN, HIDDEN_PAGE, MISSING_PAGE, MIXED_QUERY, MIXED_QUESTION, PUBLIC, PUBLIC_PAGE, RIGHT_MIXED_REFERENCES, WRONG,
+  type AudienceKeys, type Json, type Who,
+} from "./support/private-docs.ts";
 
 const stateDir = newStateDir();
 let server: RunningServer;
 
-const PUBLIC = "zorblat.example";
-const HIDDEN = "runbooks.internal.example";
-/** Words only the restricted pages hold: none may reach a caller without audience ops. */
-const SECRETS = [HIDDEN, "runbooks", "quillfeather", "45 seconds", "escalation bridge", "on-call"];
-const HIDDEN_PAGE = `documents/${HIDDEN}/v2/rotate`;
-const MISSING_PAGE = `documents/${HIDDEN}/v2/no-such-page`;
-const PUBLIC_PAGE = `documents/${PUBLIC}/widgets`;
-/** Words both sources hold: the public timeout, and the restricted one during a rotation. */
-const MIXED_QUERY = "zorblat widget timeout seconds rotation";
-/**
- * A question naming both sources ("zorblat" is zorblat.example's first host
- * label, "runbooks" runbooks.internal.example's): an answer quotes the data
- * sources the question names (answer-query.ts, answerSources), so the right
- * key's answer draws on both, and the others' on the public one alone.
- */
-const MIXED_QUESTION = "What is the zorblat widget timeout, and what do the runbooks raise it to during a rotation?";
-const RIGHT_MIXED_REFERENCES = [HIDDEN_PAGE, PUBLIC_PAGE];
-
-type Json = any;
-type Who = "anonymous" | "wrong audience" | "right audience";
-const keys: Record<"ops" | "sales", string> = { ops: "", sales: "" };
+const keys: AudienceKeys = { ops: "", sales: "" };
+const { headersOf, get, post, search, mcpClient } = callerDoors(() => server.url, keys);
 let opsKeyId = "";
 let salesKeyId = "";
 
-function cli(script: string, args: string[]) {
-  const run = spawnSync(process.execPath, [script, ...args, "--persist-to", stateDir], { encoding: "utf8", timeout: 120_000 });
-  expect(run.status, `${run.stdout}${run.stderr}`).toBe(0);
-  return run.stdout;
-}
-
-function headersOf(who: Who): Record<string, string> {
-  if (who === "anonymous") return {};
-  return { "X-Goog-Api-Key": who === "right audience" ? keys.ops : keys.sales };
-}
-
-const WRONG: Who[] = ["anonymous", "wrong audience"];
+const cli = cliIn(stateDir);
 
 /** The newest row of the audit log: a door writes its row before it answers, so after a request it is that request's row, if it wrote one. */
 function newestAuditRow(): Json {
@@ -66,31 +38,6 @@ function expectAuditedAnswer(row: Json, door: string, tool: string, references: 
   expect(row).toMatchObject({ keyId: opsKeyId, audiences: ["ops"], door, tool, dataSources: [HIDDEN] });
   expect([...row.documents].sort()).toEqual(references.filter((name) => name.startsWith(`documents/${HIDDEN}/`)).sort());
   for (const content of ["45 seconds", "20 seconds", "quillfeather rotation", "zorblat.toml"]) expect(JSON.stringify(row)).not.toContain(content);
-}
-
-/** Fails naming the secret when any restricted word is in `text` (case-insensitive). */
-function expectNoSecret(text: string): void {
-  const lower = text.toLowerCase();
-  for (const secret of SECRETS) expect(lower, `leaked "${secret}"`).not.toContain(secret.toLowerCase());
-}
-
-async function get(path: string, who: Who, extra: Record<string, string> = {}): Promise<{ status: number; body: string; headers: Headers }> {
-  const response = await fetch(new URL(path, server.url), { headers: { ...headersOf(who), ...extra } });
-  return { status: response.status, body: await response.text(), headers: response.headers };
-}
-
-async function post(path: string, who: Who, body: unknown): Promise<{ status: number; body: string }> {
-  const response = await fetch(new URL(path, server.url), { method: "POST", headers: { ...headersOf(who), "Content-Type": "application/json" }, body: JSON.stringify(body) });
-  return { status: response.status, body: await response.text() };
-}
-
-const search = (query: string, who: Who, more = "", pageSize = 20) =>
-  get(`/v1/documents:searchDocumentChunks?query=${encodeURIComponent(query)}&pageSize=${pageSize}&prettyPrint=false${more}`, who);
-
-/** The page token search would issue for `offset` of `query` (search-documents.ts): forged, as an attacker can. */
-function forgedToken(offset: number, query: string, filter = ""): string {
-  const key = createHash("sha256").update(JSON.stringify([query, filter])).digest("hex").slice(0, 12);
-  return Buffer.from(`${offset}.${key}`).toString("base64").replace(/=+$/, "");
 }
 
 beforeAll(async () => {
@@ -229,39 +176,6 @@ describe("REST facade", () => {
     expectAuditedAnswer(newestAuditRow(), "rest", "answerQuery", references);
   });
 });
-
-/** One MCP client per era, with the caller's key. */
-async function mcpClient(era: "2025" | "2026-07-28", who: Who): Promise<{ client: LegacyClient | ModernClient; close(): Promise<void> }> {
-  const url = new URL("/mcp", server.url);
-  const requestInit = { headers: headersOf(who) };
-  if (era === "2025") {
-    const client = new LegacyClient({ name: "private-e2e", version: "1.0.0" });
-    await client.connect(new LegacyTransport(url, { requestInit }));
-    return { client, close: () => client.close() };
-  }
-  const client = new ModernClient({ name: "private-e2e", version: "1.0.0" }, { versionNegotiation: { mode: { pin: "2026-07-28" } } });
-  await client.connect(new ModernTransport(url, { requestInit }));
-  return { client, close: () => client.close() };
-}
-
-type AnyClient = LegacyClient | ModernClient;
-const call = async (client: AnyClient, name: string, args: Record<string, unknown>): Promise<Json> => (client as LegacyClient).callTool({ name, arguments: args });
-const errorOf = async (work: Promise<unknown>): Promise<Json> => work.then(() => ({ code: "none" }), (error: Json) => ({ code: error.code, message: String(error.message), data: error.data }));
-
-/** Every resource the client can list, following cursors. */
-async function allResources(client: AnyClient, cursor?: string): Promise<Json[]> {
-  const listed: Json[] = [];
-  let next = cursor;
-  for (let pages = 0; pages < 20; pages++) {
-    const page = (await (client as LegacyClient).listResources(next === undefined ? {} : { cursor: next })) as Json;
-    listed.push(...page.resources);
-    next = page.nextCursor;
-    if (!next) break;
-  }
-  return listed;
-}
-
-const cursorAfter = (name: string) => Buffer.from(`after:${name}`).toString("base64");
 
 describe.each(["2025", "2026-07-28"] as const)("MCP, era %s", (era) => {
   it("search_documents, get_documents and answer_query: nothing hidden for wrong callers, both sources for the right key", async () => {
