@@ -17,10 +17,11 @@ import { stagePages, type StagedIndexTerm, type StagedValidator } from "./stage-
 import { refuseVersionConflicts } from "../versions.ts";
 import type { SyncReport } from "../../sync-report.ts";
 import { crawlSite, type CrawlResult, type CrawlState } from "../../readers/site/crawl.ts";
-import type { CrawledPage, PageValidator, SkippedUrl } from "../../readers/site/fetch-page.ts";
+import type { CrawledPage, SkippedUrl } from "../../readers/site/fetch-page.ts";
 import type { ContentRule, HtmlPage } from "../../readers/site/html.ts";
 import { SiteTemplate, type TemplateState } from "../../readers/site/template.ts";
 import { inScope, pageKey, publishedUrl } from "../../readers/site/scope.ts";
+import { loadValidators, saveTemplate, storedTemplate } from "./site-memory.ts";
 
 /**
  * A site whose failures pass this share of the pages asked for is taken as
@@ -349,25 +350,6 @@ function indexTermsOf(source: string, entries: NonNullable<HtmlPage["indexEntrie
   return terms;
 }
 
-/** The template the base URI's last run that read enough pages learnt (migration 0015), when there is one. */
-async function storedTemplate(db: D1Database, baseUri: string): Promise<TemplateState | undefined> {
-  const row = await db.prepare("SELECT template FROM site_templates WHERE base_uri = ?1").bind(baseUri).first<{ template: string }>();
-  if (!row) return undefined;
-  try {
-    const state = JSON.parse(row.template) as TemplateState;
-    return typeof state.pages === "number" && Array.isArray(state.counts) ? state : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-/** Saves what the run learnt as the base URI's template, in the publishing transaction. */
-function saveTemplate(db: D1Database, baseUri: string, template: TemplateState): D1PreparedStatement {
-  return db
-    .prepare("INSERT INTO site_templates (base_uri, template) VALUES (?1, ?2) ON CONFLICT (base_uri) DO UPDATE SET template = excluded.template")
-    .bind(baseUri, JSON.stringify(template));
-}
-
 /** The page key a canonical link names, when it is an http(s) URL. */
 function canonicalKey(canonical: string): string | undefined {
   return /^https?:/.test(canonical) ? pageKey(canonical) : undefined;
@@ -382,37 +364,4 @@ function namesAnother(crawled: CrawledPage): boolean {
 
 function validatorsOf(page: { etag?: string; lastModified?: string }): { etag?: string; lastModified?: string } {
   return { ...(page.etag ? { etag: page.etag } : {}), ...(page.lastModified ? { lastModified: page.lastModified } : {}) };
-}
-
-/** The validators a previous crawl of this base URI kept, for pages still in the corpus. */
-async function loadValidators(db: D1Database, baseUri: string): Promise<Map<string, { name: string; validator: PageValidator }>> {
-  const { results } = await db
-    .prepare(
-      `SELECT s.url, s.document_name, s.etag, s.last_modified, s.links FROM site_pages s
-       JOIN documents d ON d.name = s.document_name WHERE s.base_uri = ?1`,
-    )
-    .bind(baseUri)
-    .all<{ url: string; document_name: string; etag: string | null; last_modified: string | null; links: string }>();
-  return new Map(
-    results.map((row) => [
-      row.url,
-      {
-        name: row.document_name,
-        validator: {
-          links: parseLinks(row.links),
-          ...(row.etag ? { etag: row.etag } : {}),
-          ...(row.last_modified ? { lastModified: row.last_modified } : {}),
-        },
-      },
-    ]),
-  );
-}
-
-function parseLinks(json: string): string[] {
-  try {
-    const links: unknown = JSON.parse(json);
-    return Array.isArray(links) ? links.filter((link): link is string => typeof link === "string") : [];
-  } catch {
-    return [];
-  }
 }
