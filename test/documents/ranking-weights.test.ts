@@ -59,7 +59,8 @@ describe("ranking weights", () => {
     const answer = (answering: typeof DEFAULT_ANSWERING) =>
       answerQuery(env.DB, { query: "okapi", filter: 'data_source = "weights.example.com"' }, { ranking: contentHeavy, answering });
     expect((await answer(DEFAULT_ANSWERING)).references).toEqual([MENTIONED, TITLED]);
-    const alone = await answer({ ...DEFAULT_ANSWERING, seeAlso: 0 });
+    // No See also, and no second passage for a short first one: the passage's page alone.
+    const alone = await answer({ ...DEFAULT_ANSWERING, seeAlso: 0, thinChars: 0 });
     expect(alone.references).toEqual([MENTIONED]);
     expect(alone.citations.every((citation) => citation.sources[0]?.referenceIndex === 0)).toBe(true);
   });
