@@ -91,8 +91,13 @@ describe.skipIf(!PYTHON_DOCS)("ingesting Python's documentation site", () => {
     expect(summary).toMatch(/^https:\/\/docs\.python\.org\/3: 0 added, 0 updated, \d+ unchanged, 0 removed/);
     const pages = site.requests.slice(before).filter((request) => request.path.endsWith(".html"));
     expect(pages.length).toBeGreaterThan(450);
+    // The site's own index (genindex-*, py-modindex) is read for its terms, not stored, so it has no stored page to
+    // revalidate and is asked for again; a numbered table of contents (tutorial/index.html) is a page like any other.
+    const indexPaths = new Set(first.output.split("\n").filter((line) => line.includes(": a back-of-book index:")).map((line) => new URL(line.trim().split(": ")[0] ?? "").pathname));
+    expect([...indexPaths]).toEqual(expect.arrayContaining(["/genindex-A.html", "/py-modindex.html"]));
+    expect([...indexPaths]).not.toContain("/tutorial/index.html");
     // Debian's package lacks a page or two that others link to (whatsnew/changelog.html): those stay 404s.
-    expect(pages.filter((request) => request.status !== 304 && request.status !== 404)).toEqual([]);
+    expect(pages.filter((request) => !indexPaths.has(request.path) && request.status !== 304 && request.status !== 404)).toEqual([]);
     expect(pages.filter((request) => request.status === 304).length).toBeGreaterThan(450);
     expect(pages.filter((request) => request.status !== 404).every((request) => request.conditional && /^Almanac\/\d+\.\d+\.\d+/.test(request.userAgent))).toBe(true);
   }, 900_000);

@@ -100,6 +100,9 @@ describe("a site's back-of-book index", () => {
     expect(htmlToPage(page("Index", list(sorted)), { url }).indexEntries).toHaveLength(sorted.length);
     // The book's order is not alphabetical.
     expect(htmlToPage(page("Contents", list([...sorted].reverse())), { url }).indexEntries).toBeUndefined();
+    // Nor is a numbered table of contents, whose section numbers sort like words.
+    const numbered = sorted.map((term, i) => `${i + 1}. ${term}`);
+    expect(htmlToPage(page("The tutorial", list(numbered)), { url }).indexEntries).toBeUndefined();
     // A page whose text is mostly its own prose keeps being a page.
     const prose = `<p>${"A long explanation of how these commands relate to each other. ".repeat(60)}</p>`;
     expect(htmlToPage(page("Commands", prose + list(sorted)), { url }).indexEntries).toBeUndefined();

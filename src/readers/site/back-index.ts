@@ -72,7 +72,7 @@ export function backOfBookIndex(content: Element, pageUrl: string): IndexEntry[]
   };
   walk(content, "");
   // A list in the book's order (a menu, a table of contents) is not the index, wherever it sits.
-  const entries = [...lists.values()].filter(isSorted).flat();
+  const entries = [...lists.values()].filter((list) => !isNumbered(list) && isSorted(list)).flat();
   if (entries.length < MIN_ENTRIES) return undefined;
   const entryChars = entries.reduce((sum, entry) => sum + entry.text.length, 0);
   if (entryChars < ENTRY_TEXT_SHARE * squash(toText(content)).length) return undefined;
@@ -82,6 +82,17 @@ export function backOfBookIndex(content: Element, pageUrl: string): IndexEntry[]
       return { term: squash(`${entry.parent} ${others}`), url: link.url };
     }),
   );
+}
+
+/** A section number opening an entry ("2.", "2.1.", "10.3 "): an index's entries are words. */
+const SECTION_NUMBER = /^\d+(\.\d+)*\.?\s/;
+
+/**
+ * True when most entries open with a section number: a table of contents,
+ * whose numbers sort like words ("1. Whetting Your Appetite", "2. Using…").
+ */
+function isNumbered(entries: readonly Entry[]): boolean {
+  return entries.filter((entry) => SECTION_NUMBER.test(entry.text)).length * 2 > entries.length;
 }
 
 /** True when the entries of one list are (almost all) in alphabetical order. */
