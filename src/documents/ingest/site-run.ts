@@ -178,6 +178,8 @@ export async function crawlSitePiece(db: D1Database, runId: string, plan: SiteRu
   const urlOfName = new Map<string, string>();
   /** The Markdown of each page named so far, to tell a true duplicate from a canonical link that lies. */
   const markdownOfName = new Map<string, string>();
+  /** Which page each article text was stored under, to store an article served at two addresses once. */
+  const nameOfMarkdown = new Map<string, string>();
   const validators: StagedValidator[] = [];
   // Pages named by their own address first: a canonical link may join a page to the one it names, never take that page's name.
   const ordered = [...crawl.pages].sort((a, b) => Number(namesAnother(a)) - Number(namesAnother(b)));
@@ -241,6 +243,12 @@ export async function crawlSitePiece(db: D1Database, runId: string, plan: SiteRu
       skipped.push({ url: crawled.url, reason: `the same page as ${first} (${key === crawled.url ? `both are ${uri}` : "its canonical link"})` });
       continue;
     }
+    // Two addresses serving the same article (git-scm's `/docs` and `/docs/git.html`) are one page, named by the first read.
+    const twin = page.markdown.trim() ? nameOfMarkdown.get(page.markdown) : undefined;
+    if (twin) {
+      skipped.push({ url: crawled.url, reason: `the same page as ${urlOfName.get(twin) ?? twin} (the same article text)` });
+      continue;
+    }
     const frontMatter = JSON.stringify({ ...(page.title ? { title: page.title } : {}), ...(page.description ? { description: page.description } : {}) });
     let document: PreparedDocument | null;
     try {
@@ -258,6 +266,7 @@ export async function crawlSitePiece(db: D1Database, runId: string, plan: SiteRu
     documents.push({ ...document, uri, name, path: crawled.url });
     urlOfName.set(name, crawled.url);
     markdownOfName.set(name, page.markdown);
+    nameOfMarkdown.set(page.markdown, name);
     validators.push({ url: crawled.url, name, links: crawled.links, ...validatorsOf(crawled) });
   }
   // Pages that failed for now say nothing about what the site no longer has: they are kept.
