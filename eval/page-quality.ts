@@ -79,9 +79,9 @@ export async function pageQuality(env: Env, context: CorporaContext): Promise<Pa
   };
 }
 
-/** Markdown without its fenced code blocks and inline code spans. */
+/** Markdown without its fenced code blocks, and with a word for each inline code span (`` [`x`](…) `` is a link with text). */
 function withoutCode(markdown: string): string {
-  return markdown.replace(/^([ \t]*)(`{3,}|~{3,})[^\n]*\n[\s\S]*?(?:^\1?[ \t]*\2[ \t]*$|(?![\s\S]))/gm, "").replace(/`+[^`\n]*`+/g, "");
+  return markdown.replace(/^([ \t]*)(`{3,}|~{3,})[^\n]*\n[\s\S]*?(?:^\1?[ \t]*\2[ \t]*$|(?![\s\S]))/gm, "").replace(/`+[^`\n]*`+/g, "code");
 }
 
 /** A page's Markdown as comparable lines: link targets, list marks and emphasis dropped, spacing squashed. */
