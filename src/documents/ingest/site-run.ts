@@ -182,7 +182,8 @@ export async function crawlSitePiece(db: D1Database, runId: string, plan: SiteRu
   const nameOfMarkdown = new Map<string, string>();
   const validators: StagedValidator[] = [];
   // Pages named by their own address first: a canonical link may join a page to the one it names, never take that page's name.
-  const ordered = [...crawl.pages].sort((a, b) => Number(namesAnother(a)) - Number(namesAnother(b)));
+  // Then a folder's index last: when it serves another page's article (git's `/docs/` is `git.html`), the page keeps its own name.
+  const ordered = [...crawl.pages].sort((a, b) => Number(namesAnother(a)) - Number(namesAnother(b)) || Number(isFolderIndex(a.url)) - Number(isFolderIndex(b.url)));
   // The site's navigation is what most of its pages repeat: learnt from every page read so far in the run.
   const template = new SiteTemplate(previous?.template);
   const read = crawl.pages.flatMap((crawled) => (crawled.status === "fetched" ? [crawled.page.markdown] : []));
@@ -375,6 +376,11 @@ function saveTemplate(db: D1Database, baseUri: string, template: TemplateState):
   return db
     .prepare("INSERT INTO site_templates (base_uri, template) VALUES (?1, ?2) ON CONFLICT (base_uri) DO UPDATE SET template = excluded.template")
     .bind(baseUri, JSON.stringify(template));
+}
+
+/** `/docs/` or `/docs/index.html`: the page a folder's address serves. */
+function isFolderIndex(url: string): boolean {
+  return /\/(?:index\.html?)?$/.test(new URL(url).pathname);
 }
 
 /** The page key a canonical link names, when it is an http(s) URL. */
