@@ -44,7 +44,9 @@ export async function pageQuality(env: Env, context: CorporaContext): Promise<Pa
     const lines = contentLines(content).slice(1); // the first line is the chunk's heading path
     return lines.length > 0 && lines.every((line) => template.has(line));
   };
-  const emptyLink = /\[\]\([^)]*\)/;
+  // Code may say `operator[](int i)` or `[](void*) {…}` (a C++ lambda): only prose is looked at.
+  const emptyLinkPattern = /\[\]\([^)]*\)/;
+  const emptyLink = { test: (markdown: string) => emptyLinkPattern.test(withoutCode(markdown)) };
   const contents = new Map<string, number>();
   for (const document of documents) contents.set(document.content, (contents.get(document.content) ?? 0) + 1);
 
@@ -75,6 +77,11 @@ export async function pageQuality(env: Env, context: CorporaContext): Promise<Pa
     duplicatePages: documents.filter((document) => (contents.get(document.content) ?? 0) > 1).length,
     contentRules,
   };
+}
+
+/** Markdown without its fenced code blocks, and with a word for each inline code span (`` [`x`](…) `` is a link with text). */
+function withoutCode(markdown: string): string {
+  return markdown.replace(/^([ \t]*)(`{3,}|~{3,})[^\n]*\n[\s\S]*?(?:^\1?[ \t]*\2[ \t]*$|(?![\s\S]))/gm, "").replace(/`+[^`\n]*`+/g, "code");
 }
 
 /** A page's Markdown as comparable lines: link targets, list marks and emphasis dropped, spacing squashed. */

@@ -91,6 +91,18 @@ describe("ingesting a site into D1", () => {
     );
   });
 
+  it("stores an article served at two addresses once, under the page's own name rather than its folder's (issue 34)", async () => {
+    const manual = html("git", `<p>The stupid content tracker.</p>`);
+    const { fetch } = site("https://twin.test", {
+      "/docs/": { body: manual.replace("</main>", `<a href="git.html">git</a> <a href="other.html">other</a></main>`) },
+      "/docs/git.html": { body: manual.replace("</main>", `<a href="git.html">git</a> <a href="other.html">other</a></main>`) },
+      "/docs/other.html": { body: html("other", `<p>Another page.</p>`) },
+    });
+    const result = await ingest({ start: "https://twin.test/docs/", prune: true, userAgent: UA, fetch });
+    expect(result.added.sort()).toEqual(["documents/twin.test/docs/git.html", "documents/twin.test/docs/other.html"]);
+    expect(result.skipped).toContainEqual({ url: "https://twin.test/docs/", reason: "the same page as https://twin.test/docs/git.html (the same article text)" });
+  });
+
   it("writes nothing and says why when no page could be read", async () => {
     const fetcher = (async () => new Response("gone", { status: 404 })) as unknown as typeof fetch;
     await expect(ingest({ start: "https://empty.test/", prune: true, userAgent: UA, fetch: fetcher })).rejects.toThrow(

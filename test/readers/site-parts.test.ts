@@ -227,6 +227,45 @@ describe("HTML to Markdown: what a reader does not see", () => {
   });
 });
 
+describe("HTML to Markdown: no empty links, no page cut to one item (issue 34)", () => {
+  const read = (body: string) => htmlToPage(`<html><head><title>T</title></head><body>${body}</body></html>`, { url: "https://x.test/docs/p.html" }).markdown;
+
+  it("drops anchors with no text and images without alt text, never printing `[]()` or `![]()`", () => {
+    const markdown = read(
+      `<main><h1>Page</h1><p><a class="indexterm" name="x1"></a>Commit <a href="a.html"> </a>first.</p>` +
+        `<p><a href="https://www.adobe.com/"><img src="/images/adobe.gif"></a> <img src="/images/commit-0.gif" alt=" "> Pictures.</p>` +
+        `<table><tr><td><a href="https://loc.gov/"><img src="loc.jpg"></a></td><td>Library</td></tr><tr><td>a</td><td>b</td></tr></table></main>`,
+    );
+    expect(markdown).not.toMatch(/\[\]\(/);
+    expect(markdown).not.toContain("adobe.gif");
+    expect(markdown).toContain("Commit first.");
+    expect(markdown).toContain("Pictures.");
+    expect(markdown).toContain("Library");
+  });
+
+  it("keeps a link whose only content is an image with alt text, as that image", () => {
+    const markdown = read(`<main><h1>Page</h1><p><a href="big.png"><img src="small.png" alt="The commit diagram"></a></p></main>`);
+    expect(markdown).toContain("[![The commit diagram](https://x.test/docs/small.png)](https://x.test/docs/big.png)");
+  });
+
+  it("keeps the page around an <article> that is one item of it: the h1 and the module's description too", () => {
+    const markdown = read(
+      `<aside><nav><a href="a.html">A</a></nav></aside><div id="content"><div><center><h1>logger_disk_log_h</h1></center></div>` +
+        `<section class="description"><p>A disk_log based handler for Logger.</p></section>` +
+        `<section><article class="func"><h4 id="filesync-1">filesync(Name)</h4><p>Write buffered data to disk.</p></article></section></div>`,
+    );
+    expect(markdown).toContain("# logger_disk_log_h");
+    expect(markdown).toContain("A disk_log based handler for Logger.");
+    expect(markdown).toContain("Write buffered data to disk.");
+    expect(markdown).not.toContain("[A]");
+  });
+
+  it("still takes an <article> holding the h1 as the page, and a site name's h1 in the header does not widen it", () => {
+    const markdown = read(`<header><h1>Example Docs</h1></header><div><p>Sidebar blurb.</p><article><h1>Guide</h1><p>Body.</p></article></div>`);
+    expect(markdown).toMatch(/^# Guide\b[^\n]*\n\nBody\.$/);
+  });
+});
+
 describe("HTML to Markdown: hostile shapes, linear and within the stack (issue 39, row 3)", () => {
   const read = (main: string) => htmlToPage(`<html><body><main>${main}</main></body></html>`, { url: "https://x.dev/" });
 

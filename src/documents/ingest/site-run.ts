@@ -179,9 +179,12 @@ export async function crawlSitePiece(db: D1Database, runId: string, plan: SiteRu
   const urlOfName = new Map<string, string>();
   /** The Markdown of each page named so far, to tell a true duplicate from a canonical link that lies. */
   const markdownOfName = new Map<string, string>();
+  /** Which page each article text was stored under, to store an article served at two addresses once. */
+  const nameOfMarkdown = new Map<string, string>();
   const validators: StagedValidator[] = [];
   // Pages named by their own address first: a canonical link may join a page to the one it names, never take that page's name.
-  const ordered = [...crawl.pages].sort((a, b) => Number(namesAnother(a)) - Number(namesAnother(b)));
+  // Then a folder's index last: when it serves another page's article (git's `/docs/` is `git.html`), the page keeps its own name.
+  const ordered = [...crawl.pages].sort((a, b) => Number(namesAnother(a)) - Number(namesAnother(b)) || Number(isFolderIndex(a.url)) - Number(isFolderIndex(b.url)));
   // The site's navigation is what most of its pages repeat: learnt from every page read so far in the run.
   const template = new SiteTemplate(previous?.template);
   const read = crawl.pages.flatMap((crawled) => (crawled.status === "fetched" ? [crawled.page.markdown] : []));
@@ -242,6 +245,12 @@ export async function crawlSitePiece(db: D1Database, runId: string, plan: SiteRu
       skipped.push({ url: crawled.url, reason: `the same page as ${first} (${key === crawled.url ? `both are ${uri}` : "its canonical link"})` });
       continue;
     }
+    // Two addresses serving the same article (git-scm's `/docs` and `/docs/git.html`) are one page, named by the first read.
+    const twin = page.markdown.trim() ? nameOfMarkdown.get(page.markdown) : undefined;
+    if (twin) {
+      skipped.push({ url: crawled.url, reason: `the same page as ${urlOfName.get(twin) ?? twin} (the same article text)` });
+      continue;
+    }
     const frontMatter = JSON.stringify({ ...(page.title ? { title: page.title } : {}), ...(page.description ? { description: page.description } : {}) });
     let document: PreparedDocument | null;
     try {
@@ -259,6 +268,7 @@ export async function crawlSitePiece(db: D1Database, runId: string, plan: SiteRu
     documents.push({ ...document, uri, name, path: crawled.url });
     urlOfName.set(name, crawled.url);
     markdownOfName.set(name, page.markdown);
+    nameOfMarkdown.set(page.markdown, name);
     validators.push({ url: crawled.url, name, links: crawled.links, ...validatorsOf(crawled) });
   }
   // Pages that failed for now say nothing about what the site no longer has: they are kept.
@@ -348,6 +358,11 @@ function indexTermsOf(source: string, entries: NonNullable<HtmlPage["indexEntrie
     terms.push({ source, target, anchor, term: entry.term });
   }
   return terms;
+}
+
+/** `/docs/` or `/docs/index.html`: the page a folder's address serves. */
+function isFolderIndex(url: string): boolean {
+  return /\/(?:index\.html?)?$/.test(new URL(url).pathname);
 }
 
 /** The page key a canonical link names, when it is an http(s) URL. */

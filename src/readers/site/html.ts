@@ -162,6 +162,10 @@ function mainContent(tree: Root, contentSelector: string | undefined): { content
   for (const selector of contentSelector ? [contentSelector, ...MAIN_SELECTORS] : MAIN_SELECTORS) {
     const rule = selector === contentSelector ? "content selector" : (selector as ContentRule);
     const found = selectAll(selector, tree).filter((element) => !hidden.has(element));
+    // An `<article>` that leaves out the page's h1 is an item of the page (Erlang's one function, after the module's
+    // description): the content is the element holding the items and the h1. `main` is the page's by definition.
+    const h1 = selector === "article" && found.length > 0 ? pageHeading(tree, hidden) : undefined;
+    if (h1) found.push(h1);
     if (found.length === 1) return { content: found[0], rule };
     if (found.length > 1) {
       const holder = holderOf(tree, found);
@@ -171,8 +175,13 @@ function mainContent(tree: Root, contentSelector: string | undefined): { content
   return { content: body, rule: bodyRule };
 }
 
-/** The nearest element that holds every one of `elements` (one of them, when it holds the others). */
-function holderOf(tree: Root, elements: readonly Element[]): Element | undefined {
+/** The page's first visible h1 outside banners and chrome (a site name set as the h1 of a `<header>` is not the page's). */
+function pageHeading(tree: Root, hidden: ReadonlySet<Element>): Element | undefined {
+  const parents = parentsOf(tree);
+  return selectAll("h1", tree).find((h1) => !hidden.has(h1) && !ancestry(parents, h1).some((at) => at.tagName === "header" || isChrome(at)));
+}
+
+function parentsOf(tree: Root): Map<Element, Element | undefined> {
   const parents = new Map<Element, Element | undefined>();
   const stack: (Root | Element)[] = [tree];
   for (let node = stack.pop(); node; node = stack.pop()) {
@@ -182,11 +191,20 @@ function holderOf(tree: Root, elements: readonly Element[]): Element | undefined
       stack.push(child);
     }
   }
-  const chain = (element: Element): Element[] => {
-    const ancestors: Element[] = [];
-    for (let at: Element | undefined = element; at; at = parents.get(at)) ancestors.push(at);
-    return ancestors;
-  };
+  return parents;
+}
+
+/** The element and its ancestors, nearest first. */
+function ancestry(parents: ReadonlyMap<Element, Element | undefined>, element: Element): Element[] {
+  const ancestors: Element[] = [];
+  for (let at: Element | undefined = element; at; at = parents.get(at)) ancestors.push(at);
+  return ancestors;
+}
+
+/** The nearest element that holds every one of `elements` (one of them, when it holds the others). */
+function holderOf(tree: Root, elements: readonly Element[]): Element | undefined {
+  const parents = parentsOf(tree);
+  const chain = (element: Element): Element[] => ancestry(parents, element);
   let common = chain(elements[0] as Element);
   for (const element of elements.slice(1)) {
     const others = new Set(chain(element));
@@ -232,7 +250,7 @@ function prune(content: Element): void {
     node.children = node.children.filter((child) => {
       if (child.type === "comment") return false;
       if (child.type !== "element") return true;
-      if (isHidden(child) || isChrome(child) || isEmptyLink(child)) return false;
+      if (isHidden(child) || isChrome(child) || isEmptyLink(child) || isUnnamedImage(child)) return false;
       walk(child);
       return true;
     });
@@ -241,11 +259,20 @@ function prune(content: Element): void {
 }
 
 /**
- * A link with nothing to read or see: an index term's target (`<a class="indexterm" name="…"></a>`)
- * or an icon font's. It would print as `[]()`; headings took their anchors from such links already.
+ * A link with nothing to read: an index term's target (`<a class="indexterm" name="…"></a>`), an
+ * icon font's, or one around images without alt text (a logo). It would print as `[]()` or
+ * `[![](logo.gif)](…)`; headings took their anchors from such links already. A link around an image
+ * with alt text keeps it: the alt text is its words.
  */
 function isEmptyLink(element: Element): boolean {
-  return element.tagName === "a" && toText(element).trim() === "" && !select("img", element);
+  return element.tagName === "a" && toText(element).trim() === "" && !selectAll("img", element).some((image) => !isUnnamedImage(image));
+}
+
+/** An image without alt text gives a reader of the Markdown nothing but `![](…)`: it is dropped. */
+function isUnnamedImage(element: Element): boolean {
+  if (element.tagName !== "img") return false;
+  const { alt } = element.properties;
+  return !(typeof alt === "string" && alt.trim());
 }
 
 /** Links and images point at absolute public URLs; in-page links at the page's public URL. */
