@@ -94,11 +94,13 @@ describe.skipIf(!PYTHON_DOCS)("ingesting Python's documentation site", () => {
     // The site's own index (genindex-*, py-modindex) is read for its terms, not stored, so it has no stored page to
     // revalidate and is asked for again; a numbered table of contents (tutorial/index.html) is a page like any other.
     const indexPaths = new Set(first.output.split("\n").filter((line) => line.includes(": a back-of-book index:")).map((line) => new URL(line.trim().split(": ")[0] ?? "").pathname));
-    expect([...indexPaths]).toEqual(expect.arrayContaining(["/genindex-A.html", "/py-modindex.html"]));
+    expect([...indexPaths].filter((path) => path.startsWith("/genindex-")).length, [...indexPaths].join(" ")).toBeGreaterThan(10);
+    expect([...indexPaths]).toContain("/py-modindex.html");
     expect([...indexPaths]).not.toContain("/tutorial/index.html");
     // Debian's package lacks a page or two that others link to (whatsnew/changelog.html): those stay 404s.
     expect(pages.filter((request) => !indexPaths.has(request.path) && request.status !== 304 && request.status !== 404)).toEqual([]);
     expect(pages.filter((request) => request.status === 304).length).toBeGreaterThan(450);
-    expect(pages.filter((request) => request.status !== 404).every((request) => request.conditional && /^Almanac\/\d+\.\d+\.\d+/.test(request.userAgent))).toBe(true);
+    expect(pages.filter((request) => request.status !== 404 && !indexPaths.has(request.path)).every((request) => request.conditional && /^Almanac\/\d+\.\d+\.\d+/.test(request.userAgent))).toBe(true);
+    expect(pages.filter((request) => indexPaths.has(request.path)).every((request) => /^Almanac\/\d+\.\d+\.\d+/.test(request.userAgent))).toBe(true);
   }, 900_000);
 });

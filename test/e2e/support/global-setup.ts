@@ -1,5 +1,5 @@
 import type { TestProject } from "vitest/node";
-import { withMigratedLocalEnv } from "../../../cli/local-env.ts";
+import { retriedWhileLocked, withMigratedLocalEnv } from "../../../cli/local-env.ts";
 import { createApiKey } from "../../../src/auth/key-store.ts";
 import { startServer, type RunningServer } from "./harness.ts";
 
@@ -51,7 +51,7 @@ export async function setup(project: TestProject): Promise<void> {
   const keys = await withMigratedLocalEnv(stateDir, async (env) => {
     const created: Partial<Record<SharedKeyLabel, string>> = {};
     for (const [label, limits] of Object.entries(SHARED_KEYS) as [SharedKeyLabel, { answerPerMinute?: number; answerPerDay?: number }][]) {
-      created[label] = (await createApiKey(env.DB, { label, ...limits })).key;
+      created[label] = (await retriedWhileLocked(() => createApiKey(env.DB, { label, ...limits }))).key;
     }
     return created as Record<SharedKeyLabel, string>;
   });
