@@ -33,7 +33,7 @@ const MIGRATIONS_TABLE = "d1_migrations";
  * step costs a process and a workerd start of its own (about 10 s of CPU) on every
  * fresh state folder.
  */
-export async function applyLocalMigrations(db: D1Database): Promise<void> {
+async function applyLocalMigrations(db: D1Database): Promise<void> {
   const pending = (await pendingMigrations(db)).sort();
   for (const name of pending) {
     // D1's local engine runs every statement of a prepared multi-statement script.
