@@ -15,6 +15,7 @@ import { compileFilter } from "../../src/documents/search/filter.ts";
 import { audienceList, setSourceAudiences, viewerWith, visibilityFor, withVisibility } from "../../src/documents/access/visibility.ts";
 import { vectorizeFilter } from "../../src/embeddings/vectorize-index.ts";
 import { recordAccess, readAuditLog } from "../../src/documents/access/audit.ts";
+import { collectTimings, RequestTimings } from "../../src/observability/timings.ts";
 import { loadCorpus } from "../support/corpus.ts";
 
 const HIDDEN = "ops.internal.example";
@@ -67,6 +68,34 @@ describe("a data source restricted to an audience", () => {
     const sales = viewerWith(["sales"]);
     await findDocuments(env.DB, [PAGE], sales);
     expect(sales.touched.size).toBe(0);
+  });
+});
+
+describe("reading what a viewer sees in the read's own round trip", () => {
+  async function d1Calls(read: () => Promise<unknown>): Promise<number> {
+    const timings = new RequestTimings();
+    await collectTimings(timings, read);
+    return timings.counts.get("d1") ?? 0;
+  }
+
+  it("searches and gets in one round trip while the audiences stay as last read", async () => {
+    await searchDocuments(env.DB, { query: "zephyrine" });
+    expect(await d1Calls(() => searchDocuments(env.DB, { query: "zephyrine restart" }))).toBe(1);
+    expect(await d1Calls(() => findDocuments(env.DB, [PAGE], viewerWith(["ops"])))).toBe(1);
+  });
+
+  it("sees a change of audiences at the very next read, though it built its statements from the ones read before", async () => {
+    expect((await searchDocuments(env.DB, { query: "zephyrine" })).results).toEqual([]);
+    await setSourceAudiences(env.DB, HIDDEN, []);
+    try {
+      expect((await searchDocuments(env.DB, { query: "zephyrine" })).results.map((hit) => hit.parent)).toEqual([PAGE]);
+      expect((await findDocuments(env.DB, [PAGE])).size).toBe(1);
+    } finally {
+      await setSourceAudiences(env.DB, HIDDEN, ["ops"]);
+    }
+    expect((await searchDocuments(env.DB, { query: "zephyrine" })).results).toEqual([]);
+    expect((await findDocuments(env.DB, [PAGE])).size).toBe(0);
+    expect((await answerQuery(env.DB, { query: "What does the ops restart script zephyrine reset?" })).references).not.toContain(PAGE);
   });
 });
 

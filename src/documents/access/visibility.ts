@@ -9,6 +9,7 @@
  * sources, for the audit log (src/documents/access/audit.ts).
  */
 import type { D1Reader } from "../../d1/sessions.ts";
+import { d1Statements, type BoundStatement, type StatementRunner } from "../../d1/statements.ts";
 import type { CompiledFilter } from "../search/filter.ts";
 
 /** Who reads: the audiences of the caller's key (none for an anonymous caller), and what it was given of restricted sources. */
@@ -57,16 +58,65 @@ export function audienceList(value: string): string[] {
   return [...new Set(names)].sort();
 }
 
-/**
- * The data sources hidden from `viewer` and the restricted ones it sees, from
- * the audiences table (a handful of rows: one per restricted source and audience).
- */
-export async function visibilityFor(db: D1Reader, viewer: Viewer): Promise<Visibility> {
-  const { results } = await db.prepare("SELECT data_source, audience FROM data_source_audiences").all<{ data_source: string; audience: string }>();
+/** The audiences table read whole (a handful of rows: one per restricted source and audience), in an order two reads compare by. */
+const AUDIENCES_STATEMENT: BoundStatement = { sql: "SELECT data_source, audience FROM data_source_audiences ORDER BY data_source, audience", params: [] };
+
+interface AudienceRow {
+  data_source: string;
+  audience: string;
+}
+
+/** The audiences table as this isolate last read it, as JSON: what readAsViewer builds statements with before reading it again. */
+let lastAudiences: string | undefined;
+
+/** The data sources hidden from `viewer` and the restricted ones it sees, from the audiences table's rows. */
+function visibilityFrom(rows: readonly AudienceRow[], viewer: Viewer): Visibility {
   const open = new Map<string, string[]>();
-  for (const row of results) if (viewer.audiences.includes(row.audience)) open.set(row.data_source, [...(open.get(row.data_source) ?? []), row.audience]);
-  const hidden = [...new Set(results.map((row) => row.data_source))].filter((source) => !open.has(source)).sort();
+  for (const row of rows) if (viewer.audiences.includes(row.audience)) open.set(row.data_source, [...(open.get(row.data_source) ?? []), row.audience]);
+  const hidden = [...new Set(rows.map((row) => row.data_source))].filter((source) => !open.has(source)).sort();
   return { hidden, restricted: open };
+}
+
+/** The data sources hidden from `viewer` and the restricted ones it sees, read from the audiences table. */
+export async function visibilityFor(db: D1Reader, viewer: Viewer): Promise<Visibility> {
+  const [rows = []] = await d1Statements(db).rows([AUDIENCES_STATEMENT]);
+  lastAudiences = JSON.stringify(rows);
+  return visibilityFrom(rows as unknown as AudienceRow[], viewer);
+}
+
+/**
+ * Runs `read` as `viewer` sees the corpus, without a round trip of its own
+ * for the audiences table: `read` builds its statements from the table as
+ * this isolate last read it, and the first batch it runs reads the table
+ * again (a D1 batch is one transaction, so that is the table its statements
+ * ran against). When the two agree (nearly always: audiences change by
+ * hand) that batch was the only round trip; when they differ, or `read` ran
+ * no statement, `read` runs again with the table just read. So nothing
+ * `read` returns was chosen under a visibility that did not hold.
+ *
+ * @example const { result, visibility } = await readAsViewer(db, viewer, (runner, visibility) => fetchCandidates(runner, planFor(visibility), ranking));
+ */
+export async function readAsViewer<T>(db: D1Reader, viewer: Viewer, read: (runner: StatementRunner, visibility: Visibility) => Promise<T>): Promise<{ result: T; visibility: Visibility }> {
+  const known = lastAudiences;
+  if (known !== undefined) {
+    let seen: string | undefined;
+    const runner = d1Statements(db);
+    let first = true;
+    const alongside: StatementRunner = {
+      async rows(statements) {
+        if (!first) return runner.rows(statements);
+        first = false;
+        const rows = await runner.rows([...statements, AUDIENCES_STATEMENT]);
+        seen = JSON.stringify(rows.at(-1) ?? []);
+        return rows.slice(0, -1);
+      },
+    };
+    const visibility = visibilityFrom(JSON.parse(known) as AudienceRow[], viewer);
+    const result = await read(alongside, visibility);
+    if (seen === known) return { result, visibility };
+  }
+  const visibility = await visibilityFor(db, viewer);
+  return { result: await read(d1Statements(db), visibility), visibility };
 }
 
 /**

@@ -7,7 +7,7 @@ import { choosePassages, scoreSentences, type Passage, type PassageWeights } fro
 import { sentencesOf } from "./sentences.ts";
 import { oneVersionPerSource } from "./one-version.ts";
 import type { D1Reader } from "../../d1/sessions.ts";
-import { noteTouched, publicViewer, visibilityFor, type Viewer, type Visibility } from "../access/visibility.ts";
+import { noteTouched, type Viewer, type Visibility } from "../access/visibility.ts";
 import type { SemanticSearch } from "../../embeddings/semantic-search.ts";
 
 /** A grounded answer in the shape of Google's AnswerQueryResponse. */
@@ -163,13 +163,12 @@ async function retrieveForAnswer(
   semantic?: SemanticSearch,
 ): Promise<Retrieved> {
   const filter = compileFilter(request.filter);
-  const visibility = await visibilityFor(db, request.viewer ?? publicViewer());
-  const retrieved = await retrieveChunks(db, request.query, { source: request.filter, compiled: filter, visibility }, weights.ranking, semantic);
+  const retrieved = await retrieveChunks(db, request.query, { source: request.filter, compiled: filter, viewer: request.viewer }, weights.ranking, semantic);
   // An answer never mixes versions: one per data source, the best-ranked one's.
   const ranked = oneVersionPerSource(retrieved.ranked);
   const quoted = answerSources(ranked, retrieved.namedSites);
   const hits = ranked.filter((hit) => quoted.has(hit.document.dataSource)).slice(0, CANDIDATE_CHUNKS);
-  return { ranked, hits, terms: retrieved.terms, visibility };
+  return { ranked, hits, terms: retrieved.terms, visibility: retrieved.visibility };
 }
 
 /** The answer to `query` from what was retrieved for it: the passage and its See also, or a decline. */

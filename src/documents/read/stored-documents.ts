@@ -1,10 +1,10 @@
 import { D1_LIMITS } from "../../d1/limits.ts";
 import type { D1Reader } from "../../d1/sessions.ts";
-import { d1Statements, type BoundStatement } from "../../d1/statements.ts";
+import type { BoundStatement } from "../../d1/statements.ts";
 import { timed } from "../../observability/timings.ts";
 import { toSummary, type DocumentRow, type DocumentSummary, type StoredDocument } from "../document.ts";
 import { seenByDefaultSql } from "../versions.ts";
-import { hiddenParam, noteTouched, publicViewer, visibilityFor, visibleSql, type Viewer, type Visibility } from "../access/visibility.ts";
+import { hiddenParam, noteTouched, publicViewer, readAsViewer, visibilityFor, visibleSql, type Viewer, type Visibility } from "../access/visibility.ts";
 
 const MAX_BOUND_PARAMETERS = D1_LIMITS.boundParameters;
 
@@ -53,9 +53,9 @@ const NOTHING_HIDDEN: Visibility = { hidden: [], restricted: new Map() };
 export async function findDocuments(db: D1Reader, names: readonly string[], viewer: Viewer = publicViewer()): Promise<Map<string, StoredDocument>> {
   const found = new Map<string, StoredDocument>();
   if (names.length === 0) return found;
-  const visibility = await visibilityFor(db, viewer);
-  const statements = documentStatements(names, visibility);
-  for (const rows of await d1Statements(db).rows(statements)) {
+  // What the viewer sees is read in the same round trip as the pages (readAsViewer).
+  const { result: read, visibility } = await readAsViewer(db, viewer, (runner, visibility) => runner.rows(documentStatements(names, visibility)));
+  for (const rows of read) {
     for (const row of rows as unknown as DocumentRow[]) {
       found.set(row.name, { ...toSummary(row), content: row.content, contentLengthBytes: row.content_length_bytes });
     }

@@ -5,12 +5,11 @@ import { namedSites, rankCandidates, weighTerms, type RankedCandidate, type Weig
 import type { ChunkHit } from "../document.ts";
 import { fetchCandidates, type CandidateQuery } from "./candidates.ts";
 import type { RankingWeights } from "./ranking-weights.ts";
-import { d1Statements } from "../../d1/statements.ts";
 import type { D1Reader } from "../../d1/sessions.ts";
 import type { SemanticSearch } from "../../embeddings/semantic-search.ts";
 import { chunkKey, embedQuery, fuseRanked, vectorNeighbours } from "./hybrid.ts";
 import { finalOrder, type RetrievedChunk } from "./final-order.ts";
-import { hiddenParam, withVisibility, type Visibility } from "../access/visibility.ts";
+import { hiddenParam, publicViewer, readAsViewer, withVisibility, type Viewer, type Visibility } from "../access/visibility.ts";
 
 /** The chunks that best answer a query, best first, and the query's words as they were weighed. */
 interface Retrieval {
@@ -18,14 +17,16 @@ interface Retrieval {
   terms: WeightedTerm[];
   /** The data sources the query names ("dart", "go"). */
   namedSites: ReadonlySet<string>;
+  /** What the viewer was shown of the corpus: the reads after retrieval note against it what they returned (noteTouched). */
+  visibility: Visibility;
 }
 
 /**
  * Which pages a retrieval may see: the caller's filter (its text and its
  * compiled form) and the caller's visibility (visibility.ts), which leaves
  * the data sources hidden from the caller out of every statement that picks
- * chunks. Without a visibility nothing is left out (the benchmark's and the
- * evaluation's own corpora); every door passes one.
+ * chunks. Without a visibility nothing is left out (the benchmark's own
+ * plan); retrieveChunks always passes the viewer's.
  */
 interface RetrievalFilter {
   source?: string;
@@ -64,6 +65,13 @@ export function planRetrieval(query: string, filter: RetrievalFilter): Retrieval
   };
 }
 
+/** Who retrieves, and within which filter: its text and its compiled form; absent a viewer, the public sources (visibility.ts). */
+interface RetrievalRequest {
+  source?: string;
+  compiled: CompiledFilter | null;
+  viewer?: Viewer;
+}
+
 /**
  * Finds and ranks the chunks for free user text, in one pipeline: gather the
  * BM25 candidates from the FTS5 index and, with `semantic` (hybrid retrieval
@@ -72,29 +80,33 @@ export function planRetrieval(query: string, filter: RetrievalFilter): Retrieval
  * (fusion.ts); spread the result over pages once and score its relevance
  * (final-order.ts). Search, answers, REST and the landing page all start
  * here, so an answer is always drawn from what search ranks first, and a
- * chunk's ranking score means the same with embeddings on or off.
+ * chunk's ranking score means the same with embeddings on or off. What the
+ * viewer may see is read in the candidates' own round trip (readAsViewer).
  */
 export async function retrieveChunks(
   db: D1Reader,
   query: string,
-  filter: RetrievalFilter,
+  request: RetrievalRequest,
   ranking: RankingWeights,
   semantic?: SemanticSearch,
 ): Promise<Retrieval> {
-  const plan = planRetrieval(query, filter);
-  if (!plan) return { ranked: [], terms: [], namedSites: new Set() };
   // The query is embedded while the lexical candidates are fetched.
   const embedding = semantic ? embedQuery(semantic, query) : undefined;
-  const { candidates, statistics } = await fetchCandidates(d1Statements(db), plan, ranking);
-  const neighbours = semantic && embedding ? await vectorNeighbours(db, semantic, embedding, plan) : null;
-  const lexical = new Set(candidates.map(chunkKey));
-  // Chunks only the vectors found are ranked with the rest (bm25 0): they get the same coverage measure, which answers gate on.
-  const newcomers = new Map((neighbours ?? []).filter(({ candidate }) => !lexical.has(chunkKey(candidate))).map(({ candidate }) => [chunkKey(candidate), candidate]));
-  const terms = weighTerms(plan.words, plan.identifiers, statistics);
-  const sites = namedSites(plan.words, [...new Set(candidates.map((candidate) => candidate.document.dataSource))]);
-  const ranked = rankCandidates([...candidates, ...newcomers.values()], terms, sites, ranking);
-  const ordered = neighbours ? fuseRanked(ranked, lexical, neighbours) : ranked.map((candidate) => ({ candidate, score: candidate.score }));
-  return { ranked: finalOrder(ordered, ranking.samePage), terms, namedSites: sites };
+  const { result, visibility } = await readAsViewer(db, request.viewer ?? publicViewer(), async (runner, visibility): Promise<Omit<Retrieval, "visibility">> => {
+    const plan = planRetrieval(query, { ...request, visibility });
+    if (!plan) return { ranked: [], terms: [], namedSites: new Set() };
+    const { candidates, statistics } = await fetchCandidates(runner, plan, ranking);
+    const neighbours = semantic && embedding ? await vectorNeighbours(db, semantic, embedding, plan) : null;
+    const lexical = new Set(candidates.map(chunkKey));
+    // Chunks only the vectors found are ranked with the rest (bm25 0): they get the same coverage measure, which answers gate on.
+    const newcomers = new Map((neighbours ?? []).filter(({ candidate }) => !lexical.has(chunkKey(candidate))).map(({ candidate }) => [chunkKey(candidate), candidate]));
+    const terms = weighTerms(plan.words, plan.identifiers, statistics);
+    const sites = namedSites(plan.words, [...new Set(candidates.map((candidate) => candidate.document.dataSource))]);
+    const ranked = rankCandidates([...candidates, ...newcomers.values()], terms, sites, ranking);
+    const ordered = neighbours ? fuseRanked(ranked, lexical, neighbours) : ranked.map((candidate) => ({ candidate, score: candidate.score }));
+    return { ranked: finalOrder(ordered, ranking.samePage), terms, namedSites: sites };
+  });
+  return { ...result, visibility };
 }
 
 /**

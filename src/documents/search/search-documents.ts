@@ -8,7 +8,7 @@ import { RANKED_CANDIDATES } from "./candidates.ts";
 import { DEFAULT_RANKING, type RankingWeights } from "./ranking-weights.ts";
 import type { D1Reader } from "../../d1/sessions.ts";
 import type { SemanticSearch } from "../../embeddings/semantic-search.ts";
-import { noteTouched, publicViewer, visibilityFor, type Viewer } from "../access/visibility.ts";
+import { noteTouched, publicViewer, type Viewer } from "../access/visibility.ts";
 
 /** A search request after argument validation (SPEC 2.1). */
 interface SearchRequest {
@@ -49,11 +49,10 @@ export async function searchDocuments(db: D1Reader, request: SearchRequest, rank
   const filter = compileFilter(request.filter);
   const offset = request.pageToken ? decodePageToken(request.pageToken, await pageTokenKey(request)) : 0;
   const viewer = request.viewer ?? publicViewer();
-  const visibility = await visibilityFor(db, viewer);
-  const retrieved = await retrieveChunks(db, request.query, { source: request.filter, compiled: filter, visibility }, ranking, semantic);
+  const retrieved = await retrieveChunks(db, request.query, { source: request.filter, compiled: filter, viewer }, ranking, semantic);
   const ranked = request.minScore ? retrieved.ranked.filter((chunk) => chunk.relevance >= (request.minScore as number)) : retrieved.ranked;
   const results = withinBudget(ranked.slice(offset, offset + pageSize).map(toChunkHit), request.budgetChars);
-  noteTouched(viewer, visibility, results.map((hit) => ({ dataSource: hit.document.dataSource, name: hit.parent })));
+  noteTouched(viewer, retrieved.visibility, results.map((hit) => ({ dataSource: hit.document.dataSource, name: hit.parent })));
   const nextOffset = offset + results.length;
   if (ranked.length <= nextOffset || nextOffset >= MAX_OFFSET) return { results };
   return { results, nextPageToken: encodePageToken(nextOffset, await pageTokenKey(request)) };
