@@ -108,6 +108,13 @@ describe("chunking", () => {
     for (const chunk of chunks) expect(chunk.content.length).toBeLessThanOrEqual(MAX_CHUNK_CHARS + 20);
   });
 
+  it("keeps a short lead-in with the long table it introduces, and makes no chunk of a thematic break", () => {
+    const table = ["| Version | Changes |", "| - | - |", ...Array.from({ length: 40 }, (_, i) => `| v${i}.0.0 | Changed thing number ${i} of the API. |`)].join("\n");
+    const chunks = chunkDocument("Util", `## inspect\n\nHistory\n\n${table}\n\n---\n\n## Other\n\n---`);
+    expect(chunks.map((chunk) => chunk.id)).toEqual(["inspect"]);
+    expect(chunks[0]?.content).toBe(`Util > inspect\n\nHistory\n\n${table}`);
+  });
+
   it("makes repeated heading anchors unique as GitHub does", () => {
     const ids = chunkDocument("T", "## Example\n\na\n\n## Example\n\nb").map((chunk) => chunk.id);
     expect(ids).toEqual(["example", "example-1"]);

@@ -96,6 +96,20 @@ describe("HTML to Markdown on Python's real Sphinx pages", () => {
     }
   });
 
+  it("drops the marks other generators print as permalinks (Node's #, rustdoc's §, a footnote's ↩), so titles and heading paths end in words", () => {
+    const node = htmlToPage(
+      `<title>Util | Node.js v18.20.4 Documentation</title><div id="apicontent"><h2>Util<span><a class="mark" href="#util" id="util">#</a></span><a aria-hidden="true" class="legacy" id="util_util"></a></h2>
+       <p>See <a href="#util_util">Util</a>.<sup><a href="#fn1" id="r1">1</a></sup></p><h3 id="m">inspect<a href="#m" class="anchor">§</a></h3><p>Note.<a href="#r1">↩</a></p></div>`,
+      { url: "https://nodejs.org/api/util.html" },
+    );
+    expect(node.title).toBe("Util");
+    expect(node.markdown).not.toMatch(/[#§↩]\]\(/);
+    expect(node.markdown).toMatch(/^## Util \{#util_util\}/);
+    expect(node.markdown).toContain("### inspect {#m}");
+    expect(node.markdown).toContain("[Util](https://nodejs.org/api/util.html#util_util)");
+    expect(node.markdown).toContain("[1](https://nodejs.org/api/util.html#fn1)");
+  });
+
   it("gives headings the page's own section ids, which the chunker takes as anchors", () => {
     expect(sorting.markdown).toContain("## Key Functions {#key-functions}");
     const ids = chunkDocument(sorting.title, sorting.markdown).map((chunk) => chunk.id);

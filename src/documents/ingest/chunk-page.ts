@@ -68,19 +68,33 @@ export function chunkDocument(title: string, body: string): Chunk[] {
   return chunks;
 }
 
-/** The section's text in pieces of at most MAX_CHUNK_CHARS where breaks allow. */
+/**
+ * A piece shorter than this is not cut off from what follows: a lead-in
+ * ("History", "For example:") belongs with the table or code it introduces,
+ * and alone it is a result with nothing to read.
+ */
+const MIN_PART_CHARS = 200;
+
+/** A Markdown thematic break (`---`, `* * *`): a line between blocks, nothing to read. */
+const THEMATIC_BREAK = /^ {0,3}(?:(?:-[ \t]*){3,}|(?:\*[ \t]*){3,}|(?:_[ \t]*){3,})$/;
+
+/**
+ * The section's text in pieces of at most MAX_CHUNK_CHARS where breaks
+ * allow, none shorter than MIN_PART_CHARS unless the section is; thematic
+ * breaks and pieces without a letter or digit are left out.
+ */
 function splitSection(section: Section): string[] {
   const paragraphs: string[] = [];
   let start = 0;
   for (const cut of [...section.breaks, section.lines.length]) {
     const text = section.lines.slice(start, cut).join("\n").trim();
-    if (text) paragraphs.push(text);
+    if (text && !THEMATIC_BREAK.test(text)) paragraphs.push(text);
     start = cut + 1;
   }
   const parts: string[] = [];
   let part = "";
   for (const paragraph of paragraphs) {
-    if (part && part.length + paragraph.length + 2 > MAX_CHUNK_CHARS) {
+    if (part.length >= MIN_PART_CHARS && part.length + paragraph.length + 2 > MAX_CHUNK_CHARS) {
       parts.push(part);
       part = paragraph;
     } else {
@@ -88,7 +102,7 @@ function splitSection(section: Section): string[] {
     }
   }
   if (part) parts.push(part);
-  return parts;
+  return parts.filter((text) => /[\p{L}\p{N}]/u.test(text));
 }
 
 function squash(text: string): string {

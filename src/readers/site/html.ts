@@ -98,7 +98,9 @@ export function htmlToPage(html: string, options: HtmlPageOptions): HtmlPage {
   const firstH1 = h1 ? squash(toText(h1)) : "";
   const documentTitle = squash(select("head > title", tree) ? toText(select("head > title", tree) as Element) : "");
   const ogTitle = metaContent(tree, "meta[property='og:title']");
-  const title = ogTitle || siteTitle(documentTitle, firstH1) || firstH1;
+  // Node's API pages put the site's name in the h1 and the page's in the first h2.
+  const headings = [firstH1, ...(content ? selectAll("h1, h2", content).slice(0, 3).map((heading) => squash(toText(heading))) : [])];
+  const title = ogTitle || siteTitle(documentTitle, headings) || firstH1;
   const description = metaContent(tree, "meta[name=description]") || metaContent(tree, "meta[property='og:description']");
   const canonicalHref = select("link[rel~=canonical][href]", tree)?.properties.href;
   const canonical = typeof canonicalHref === "string" ? resolve(canonicalHref, base) : undefined;
@@ -130,10 +132,13 @@ function metaContent(tree: Root, selector: string): string {
   return typeof content === "string" ? squash(content) : "";
 }
 
-/** "Sorting HOW TO — Python 3.11 documentation" is the h1 plus the site's name: the h1 is the page's title. */
-function siteTitle(documentTitle: string, firstH1: string): string {
-  if (firstH1 && documentTitle.startsWith(firstH1) && /^\s*[-–—|:·»]/.test(documentTitle.slice(firstH1.length))) return firstH1;
-  return documentTitle;
+/**
+ * "Sorting HOW TO — Python 3.11 documentation" is a heading plus the site's
+ * name: the heading (the h1, else one of the article's first) is the page's title.
+ */
+function siteTitle(documentTitle: string, headings: readonly string[]): string {
+  const heading = headings.find((text) => text && documentTitle.startsWith(text) && /^\s*[-–—|:·»]/.test(documentTitle.slice(text.length)));
+  return heading ?? documentTitle;
 }
 
 /** Absolute http(s) links without fragment, deduplicated, in page order. */
@@ -250,7 +255,7 @@ function prune(content: Element): void {
     node.children = node.children.filter((child) => {
       if (child.type === "comment") return false;
       if (child.type !== "element") return true;
-      if (isHidden(child) || isChrome(child) || isEmptyLink(child) || isUnnamedImage(child)) return false;
+      if (isHidden(child) || isChrome(child) || isEmptyLink(child) || isMarkLink(child) || isUnnamedImage(child)) return false;
       walk(child);
       return true;
     });
@@ -266,6 +271,18 @@ function prune(content: Element): void {
  */
 function isEmptyLink(element: Element): boolean {
   return element.tagName === "a" && toText(element).trim() === "" && !selectAll("img", element).some((image) => !isUnnamedImage(image));
+}
+
+/**
+ * An in-page link whose text is a mark, not words: the permalink beside a
+ * heading ("#" in Node's API docs, "§" in rustdoc's, "¶" or "🔗" in other
+ * themes that do not class it as Sphinx does) or a footnote's way back
+ * ("↩"). It would end every heading path with "#"; headings took their
+ * anchors from it already.
+ */
+function isMarkLink(element: Element): boolean {
+  const { href } = element.properties;
+  return element.tagName === "a" && typeof href === "string" && href.startsWith("#") && /^[^\p{L}\p{N}\s]{1,3}$/u.test(toText(element).trim());
 }
 
 /** An image without alt text gives a reader of the Markdown nothing but `![](…)`: it is dropped. */
