@@ -14,10 +14,12 @@ export const PACKAGE_CACHE = resolve("eval/.cache/packages");
  * is installed, else the package downloaded with `apt-get download` (no root
  * needed) and unpacked under PACKAGE_CACHE. Unpacking instead of installing
  * matters: nodejs-doc, installed, conflicts with NodeSource's nodejs and
- * removes the very Node that runs this.
+ * removes the very Node that runs this. The folder alone proves nothing: another
+ * package may own it (NodeSource's nodejs ships its own /usr/share/doc/nodejs/api,
+ * another version's docs; sqlite3 ships /usr/share/doc/sqlite3 with no pages).
  */
 export async function packageFolder(pkg: string, serve: string): Promise<string> {
-  if (existsSync(serve)) return serve;
+  if (packageVersion(pkg) !== "unpacked" && existsSync(serve)) return serve;
   const unpacked = join(PACKAGE_CACHE, pkg);
   const inCache = join(unpacked, serve);
   if (existsSync(inCache)) return inCache;
@@ -38,7 +40,9 @@ export async function packageFolder(pkg: string, serve: string): Promise<string>
 /** The package's version, which the crawl cache is keyed by: installed, else the unpacked .deb's. */
 export function packageVersion(pkg: string): string {
   try {
-    return execFileSync("dpkg-query", ["-W", "-f=${Version}", pkg], { encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] }).trim();
+    // dpkg remembers packages that were removed, with their version: only "installed" counts.
+    const [status, version] = execFileSync("dpkg-query", ["-W", "-f=${db:Status-Status} ${Version}", pkg], { encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] }).trim().split(" ");
+    return status === "installed" && version ? version : "unpacked";
   } catch {
     return "unpacked";
   }
