@@ -77,19 +77,33 @@ describe("preparing a page", () => {
 });
 
 describe("chunking", () => {
+  /** A paragraph long enough to be a chunk of its own. */
+  const prose = (word: string) => `${word} text`.repeat(40);
+
   it("splits at headings and carries the heading path", () => {
-    const chunks = chunkDocument("Async", "Intro text.\n\n## Futures\n\nF text.\n\n### Errors\n\nE text.\n\n## Streams\n\nS text.");
+    const chunks = chunkDocument("Async", `${prose("Intro")}\n\n## Futures\n\n${prose("F")}\n\n### Errors\n\n${prose("E")}\n\n## Streams\n\nS text.`);
     expect(chunks.map((chunk) => [chunk.id, chunk.heading])).toEqual([
       ["intro", ""],
       ["futures", "Futures"],
       ["errors", "Futures > Errors"],
       ["streams", "Streams"],
     ]);
-    expect(chunks[2]?.content).toBe("Async > Futures > Errors\n\nE text.");
+    expect(chunks[2]?.content).toBe(`Async > Futures > Errors\n\n${prose("E")}`);
+  });
+
+  it("reads a short section at the head of its first subsection, never as a chunk of its own", () => {
+    // Node's module pages: the module heading holds only its stability line, then the Introduction.
+    const body = "## Asynchronous context tracking\n\n> Stability: 2 - Stable\n\n### Introduction\n\nThese classes associate state.\n\n## Streams\n\nS text.";
+    const chunks = chunkDocument("Async", body);
+    expect(chunks.map((chunk) => chunk.content)).toEqual([
+      "Async > Asynchronous context tracking > Introduction\n\n> Stability: 2 - Stable\n\nThese classes associate state.",
+      "Async > Streams\n\nS text.",
+    ]);
+    expect(chunks.map((chunk) => chunk.id)).toEqual(["introduction", "streams"]);
   });
 
   it("names the page's title once when its first heading repeats it", () => {
-    const chunks = chunkDocument("8.14. JSON Types", "## 8.14. JSON Types\n\nIntro.\n\n### 8.14.6. Transforms\n\nT text.");
+    const chunks = chunkDocument("8.14. JSON Types", `## 8.14. JSON Types\n\n${prose("Intro")}\n\n### 8.14.6. Transforms\n\nT text.`);
     expect(chunks.map((chunk) => chunk.content.split("\n")[0])).toEqual(["8.14. JSON Types", "8.14. JSON Types > 8.14.6. Transforms"]);
   });
 

@@ -185,7 +185,7 @@ describe("HTML to Markdown: what a reader does not see", () => {
   });
 
   it("links a chunk only to anchors the page has: an unnamed section and a long section's pieces to the named section before them", () => {
-    const page = htmlToPage(`<main><h1>Guide</h1><p>Lead.</p><h2 id="setup">Set up</h2><p>Steps.</p><h3>Details</h3><p>${"Long text. ".repeat(400)}</p><p>${"More text. ".repeat(400)}</p></main>`, {
+    const page = htmlToPage(`<main><h1>Guide</h1><p>${"Lead text. ".repeat(30)}</p><h2 id="setup">Set up</h2><p>Steps.</p><h3>Details</h3><p>${"Long text. ".repeat(400)}</p><p>${"More text. ".repeat(400)}</p></main>`, {
       url: "https://x.dev/guide",
     });
     const links = chunkDocument(page.title, page.markdown).map((chunk) => sectionLink("https://x.dev/guide", chunk.id));

@@ -50,7 +50,7 @@ export function chunkDocument(title: string, body: string): Chunk[] {
   sections.push(current);
 
   const chunks: Chunk[] = [];
-  for (const section of sections) {
+  for (const section of withShortLeadsCarried(sections)) {
     const heading = section.headingPath.join(" > ");
     // A page whose first heading is its title ("8.14. JSON Types" twice) names it once.
     const [first, ...rest] = section.headingPath;
@@ -74,6 +74,36 @@ export function chunkDocument(title: string, body: string): Chunk[] {
  * and alone it is a result with nothing to read.
  */
 const MIN_PART_CHARS = 200;
+
+/**
+ * A section whose own text is shorter than MIN_PART_CHARS and is followed by
+ * its first subsection ("> Stability: 2 - Stable" under Node's module
+ * heading, a one-line preface) is read at the head of that subsection: alone
+ * it would be a result with nothing to read. The subsection keeps its
+ * anchor and heading path, which names the section too.
+ */
+function withShortLeadsCarried(sections: readonly Section[]): Section[] {
+  const result: Section[] = [];
+  let carried: Section | undefined;
+  for (const [index, original] of sections.entries()) {
+    let section = original;
+    if (carried) {
+      const lines = [...carried.lines, ""];
+      section = { ...section, lines: [...lines, ...section.lines], breaks: [...carried.breaks, carried.lines.length, ...section.breaks.map((cut) => cut + lines.length)] };
+      carried = undefined;
+    }
+    const next = sections[index + 1];
+    const text = section.lines.join("\n").trim();
+    const isShortLead = text.length > 0 && text.length < MIN_PART_CHARS && next !== undefined && isBelow(next.headingPath, section.headingPath);
+    if (isShortLead) carried = section;
+    else result.push(section);
+  }
+  return result;
+}
+
+function isBelow(path: readonly string[], ancestor: readonly string[]): boolean {
+  return path.length > ancestor.length && ancestor.every((heading, index) => path[index] === heading);
+}
 
 /** A Markdown thematic break (`---`, `* * *`): a line between blocks, nothing to read. */
 const THEMATIC_BREAK = /^ {0,3}(?:(?:-[ \t]*){3,}|(?:\*[ \t]*){3,}|(?:_[ \t]*){3,})$/;
