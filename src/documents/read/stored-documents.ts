@@ -111,15 +111,17 @@ export async function findContentLengths(db: D1Reader, names: readonly string[],
   const lengths = new Map<string, number>();
   const unique = [...new Set(names)];
   if (unique.length === 0) return lengths;
-  const visibility = await visibilityFor(db, viewer);
-  for (let i = 0; i < unique.length; i += MAX_BOUND_PARAMETERS - 1) {
-    const batch = unique.slice(i, i + MAX_BOUND_PARAMETERS - 1);
-    const placeholders = batch.map((_, j) => `?${j + 1}`).join(", ");
-    const { results } = await db
-      .prepare(`SELECT name, content_length_bytes FROM documents AS d WHERE name IN (${placeholders}) ${visibleSql("d", visibility, `?${batch.length + 1}`)}`)
-      .bind(...batch, ...hiddenBinding(visibility))
-      .all<Pick<DocumentRow, "name" | "content_length_bytes">>();
-    for (const row of results) lengths.set(row.name, row.content_length_bytes);
-  }
+  // What the viewer sees is read in the same round trip as the first names (readAsViewer).
+  const { result: read } = await readAsViewer(db, viewer, async (runner, visibility) => {
+    const rows: Record<string, unknown>[][] = [];
+    for (let i = 0; i < unique.length; i += MAX_BOUND_PARAMETERS - 1) {
+      const batch = unique.slice(i, i + MAX_BOUND_PARAMETERS - 1);
+      const placeholders = batch.map((_, j) => `?${j + 1}`).join(", ");
+      const sql = `SELECT name, content_length_bytes FROM documents AS d WHERE name IN (${placeholders}) ${visibleSql("d", visibility, `?${batch.length + 1}`)}`;
+      rows.push(...(await runner.rows([{ sql, params: [...batch, ...hiddenBinding(visibility)] }])));
+    }
+    return rows.flat() as unknown as Pick<DocumentRow, "name" | "content_length_bytes">[];
+  });
+  for (const row of read) lengths.set(row.name, row.content_length_bytes);
   return lengths;
 }
