@@ -14,12 +14,16 @@ export const PACKAGE_CACHE = resolve("eval/.cache/packages");
  * is installed, else the package downloaded with `apt-get download` (no root
  * needed) and unpacked under PACKAGE_CACHE. Unpacking instead of installing
  * matters: nodejs-doc, installed, conflicts with NodeSource's nodejs and
- * removes the very Node that runs this. The folder alone proves nothing: another
- * package may own it (NodeSource's nodejs ships its own /usr/share/doc/nodejs/api,
- * another version's docs; sqlite3 ships /usr/share/doc/sqlite3 with no pages).
+ * removes the very Node that runs this. A folder another package owns is not
+ * this one's (NodeSource's nodejs ships /usr/share/doc/nodejs/api, Node 20's
+ * docs; sqlite3 ships /usr/share/doc/sqlite3 with no pages); a folder no
+ * package owns is served as it is.
  */
 export async function packageFolder(pkg: string, serve: string): Promise<string> {
-  if (packageVersion(pkg) !== "unpacked" && existsSync(serve)) return serve;
+  if (existsSync(serve)) {
+    const owners = packagesOwning(serve);
+    if (owners.length === 0 || owners.includes(pkg)) return serve;
+  }
   const unpacked = join(PACKAGE_CACHE, pkg);
   const inCache = join(unpacked, serve);
   if (existsSync(inCache)) return inCache;
@@ -35,6 +39,20 @@ export async function packageFolder(pkg: string, serve: string): Promise<string>
   execFileSync("dpkg-deb", ["-x", join(PACKAGE_CACHE, deb), unpacked]);
   if (!existsSync(inCache)) throw new Error(`${pkg} has no ${serve}; check the question file's "serve"`);
   return inCache;
+}
+
+/** The packages dpkg says installed `path` (without their architecture); none for a path of one's own. */
+function packagesOwning(path: string): string[] {
+  try {
+    const said = execFileSync("dpkg-query", ["-S", path], { encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] });
+    return said
+      .split("\n")
+      .filter((line) => line.endsWith(`: ${path}`))
+      .flatMap((line) => line.slice(0, -`: ${path}`.length).split(", "))
+      .map((owner) => owner.split(":")[0] ?? owner);
+  } catch {
+    return [];
+  }
 }
 
 /** The package's version, which the crawl cache is keyed by: installed, else the unpacked .deb's. */
