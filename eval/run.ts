@@ -126,7 +126,7 @@ async function main(argv: string[]): Promise<void> {
     const split = sets.some(({ set }) => isSplit(set));
     console.log(`eval: ${sets.length} sites, ${split ? `${half ?? "tune"} half` : "every question"}, in ${runs.reduce((sum, run) => sum + run.seconds, 0).toFixed(0)} s`);
     console.log("");
-    printSites(runs);
+    printSites(runs, { aggregateOnly: half === "holdout" });
     if (values.pages) printPages(runs);
   }
   const all: EvaluationRun = { almanac: runs.flatMap((run) => run.run.almanac), baseline: runs.flatMap((run) => run.run.baseline) };
@@ -190,8 +190,8 @@ function printReport(run: EvaluationRun): void {
   }
 }
 
-/** One row per file and one for all their questions together: the site benchmark's table. */
-function printSites(runs: readonly FileRun[]): void {
+/** The site benchmark's table: a row per file and one for all their questions together; the held-out half (`aggregateOnly`) gets the last alone. */
+function printSites(runs: readonly FileRun[], { aggregateOnly = false } = {}): void {
   console.log(
     "| site | n | BM25 R@5 | Almanac R@5 | BM25 MRR@10 | Almanac MRR@10 | refs hit | lead from a right page | lead right when top result right | fact in answer | median answer chars | answers repeating a sentence | answerable declined | unanswerable declined |",
   );
@@ -206,7 +206,7 @@ function printSites(runs: readonly FileRun[]): void {
       `| ${label} | ${figures.questions} + ${unanswerable.length} | ${rank(base.recallAt5)} | ${rank(figures.recallAt5)} | ${rank(base.mrrAt10)} | ${rank(figures.mrrAt10)} | ${fixed(figures.referenceHit)} | ${fixed(figures.leadHit)} | ${lead(figures.leadHitWhenTopRight)} | ${facts(figures.factRate)} | ${chars(figures.medianLength)} | ${figures.repeating ?? "—"} | ${figures.declinedAnswerable ?? "—"} of ${figures.questions} | ${declinedUnanswerable} of ${unanswerable.length} |`,
     );
   };
-  for (const run of runs) row(run.label, run.run.almanac, run.run.baseline);
+  if (!aggregateOnly || runs.length === 1) for (const run of runs) row(run.label, run.run.almanac, run.run.baseline);
   if (runs.length > 1) row("**all**", runs.flatMap((run) => run.run.almanac), runs.flatMap((run) => run.run.baseline));
   console.log("");
   console.log("n: answerable + unanswerable questions. Rank, lead and fact figures are over the answerable ones.");
