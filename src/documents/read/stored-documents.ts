@@ -23,11 +23,15 @@ function hiddenBinding(visibility: Visibility): string[] {
   return visibility.hidden.length > 0 ? [hiddenParam(visibility)] : [];
 }
 
+/** What a page read returns: everything get_documents serves. */
+const PAGE_COLUMNS = "name, uri, title, description, data_source, update_time, content, content_length_bytes, version";
+
 /**
- * The statements that read the pages named, at most MAX_BOUND_PARAMETERS
- * names each (repeats read once). Exported so the benchmark reads the same way.
+ * The statements that read `columns` of the pages named, at most
+ * MAX_BOUND_PARAMETERS names each (repeats read once). Exported so the
+ * benchmark reads the same way.
  */
-export function documentStatements(names: readonly string[], visibility: Visibility = NOTHING_HIDDEN): BoundStatement[] {
+export function documentStatements(names: readonly string[], visibility: Visibility = NOTHING_HIDDEN, columns = PAGE_COLUMNS): BoundStatement[] {
   const unique = [...new Set(names)];
   const statements: BoundStatement[] = [];
   // One parameter is the hidden sources' when any are hidden.
@@ -35,8 +39,7 @@ export function documentStatements(names: readonly string[], visibility: Visibil
   for (let i = 0; i < unique.length; i += perStatement) {
     const batch = unique.slice(i, i + perStatement);
     statements.push({
-      sql: `SELECT name, uri, title, description, data_source, update_time, content, content_length_bytes, version
-         FROM documents AS d WHERE name IN (${batch.map((_, j) => `?${j + 1}`).join(", ")}) ${visibleSql("d", visibility, `?${batch.length + 1}`)}`,
+      sql: `SELECT ${columns} FROM documents AS d WHERE name IN (${batch.map((_, j) => `?${j + 1}`).join(", ")}) ${visibleSql("d", visibility, `?${batch.length + 1}`)}`,
       params: [...batch, ...hiddenBinding(visibility)],
     });
   }
@@ -109,19 +112,9 @@ export async function documentNamesWithPrefix(db: D1Reader, prefix: string, limi
  */
 export async function findContentLengths(db: D1Reader, names: readonly string[], viewer: Viewer = publicViewer()): Promise<Map<string, number>> {
   const lengths = new Map<string, number>();
-  const unique = [...new Set(names)];
-  if (unique.length === 0) return lengths;
-  // What the viewer sees is read in the same round trip as the first names (readAsViewer).
-  const { result: read } = await readAsViewer(db, viewer, async (runner, visibility) => {
-    const rows: Record<string, unknown>[][] = [];
-    for (let i = 0; i < unique.length; i += MAX_BOUND_PARAMETERS - 1) {
-      const batch = unique.slice(i, i + MAX_BOUND_PARAMETERS - 1);
-      const placeholders = batch.map((_, j) => `?${j + 1}`).join(", ");
-      const sql = `SELECT name, content_length_bytes FROM documents AS d WHERE name IN (${placeholders}) ${visibleSql("d", visibility, `?${batch.length + 1}`)}`;
-      rows.push(...(await runner.rows([{ sql, params: [...batch, ...hiddenBinding(visibility)] }])));
-    }
-    return rows.flat() as unknown as Pick<DocumentRow, "name" | "content_length_bytes">[];
-  });
-  for (const row of read) lengths.set(row.name, row.content_length_bytes);
+  if (names.length === 0) return lengths;
+  // What the viewer sees is read in the same round trip as the lengths (readAsViewer).
+  const { result: read } = await readAsViewer(db, viewer, (runner, visibility) => runner.rows(documentStatements(names, visibility, "name, content_length_bytes")));
+  for (const row of read.flat() as unknown as Pick<DocumentRow, "name" | "content_length_bytes">[]) lengths.set(row.name, row.content_length_bytes);
   return lengths;
 }
