@@ -9,6 +9,8 @@ export default defineConfig({
     // Generous: a test that starts servers of its own shares 2 cores with another file.
     testTimeout: 180_000,
     hookTimeout: 180_000,
+    // A page's panels answer after a real search on a loaded 2-core machine: a second, not the default's 1 s, is too short.
+    expect: { poll: { timeout: 15_000 } },
     // Two files at a time: much of a file's time is spent waiting on a server or a CLI it started.
     // Nothing writes to the shared server's state once files run (its keys are made in global-setup.ts),
     // and CLI commands on one state folder take turns (cli/state-lock.ts).

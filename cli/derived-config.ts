@@ -1,7 +1,7 @@
 // A copy of wrangler.toml, changed for one CLI purpose, for getPlatformProxy.
 import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { experimental_readRawConfig } from "wrangler";
+import { experimental_readRawConfig } from "./wrangler-api.ts";
 
 /** The parts of wrangler.toml the CLI reads or rewrites. */
 export interface RawConfig {

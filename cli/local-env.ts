@@ -4,7 +4,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { getPlatformProxy } from "wrangler";
+import { getPlatformProxy } from "./wrangler-api.ts";
 import { type RawConfig, withDerivedConfig } from "./derived-config.ts";
 import { withStateLock } from "./state-lock.ts";
 

@@ -1,7 +1,7 @@
 // The deployed D1 database and KV namespace for CLI commands run with
 // --remote, through the same bindings API as local runs, so the Worker's own
 // code (bound parameters only) is what runs remotely too.
-import { experimental_readRawConfig, getPlatformProxy } from "wrangler";
+import { experimental_readRawConfig, getPlatformProxy } from "./wrangler-api.ts";
 import { type RawConfig, withDerivedConfig } from "./derived-config.ts";
 
 /** wrangler.toml ships all-zero ids (`00000000-0000-…` for D1, 32 zeros for KV) until the real ones are put in. */

@@ -7,6 +7,7 @@
  */
 import { D1_BATCH_LIMITS, planBatches, utf8Bytes, type StatementGroup } from "../../d1/batches.ts";
 import { rowsPerInsert } from "../../d1/limits.ts";
+import { preparedOnce } from "../../d1/statements.ts";
 import type { SyncReport } from "../../sync-report.ts";
 import { liveHashes, NAMES_PER_LOOKUP, runGuarded, withRetries } from "./generations.ts";
 import type { PreparedDocument } from "./prepare-pages.ts";
@@ -73,10 +74,9 @@ export async function stagePages(
 
   const report: Pick<SyncReport, "added" | "updated" | "unchanged"> = { added: [], updated: [], unchanged: [] };
   const groups: (StatementGroup<D1PreparedStatement> & { pages: number })[] = [];
+  const prepare = preparedOnce(db);
   const manifest = (name: string, outcome: "added" | "updated" | "unchanged") =>
-    db
-      .prepare("INSERT INTO staged_pages (generation, name, outcome) VALUES (?1, ?2, ?3) ON CONFLICT (generation, name) DO UPDATE SET outcome = excluded.outcome")
-      .bind(id, name, outcome);
+    prepare("INSERT INTO staged_pages (generation, name, outcome) VALUES (?1, ?2, ?3) ON CONFLICT (generation, name) DO UPDATE SET outcome = excluded.outcome").bind(id, name, outcome);
   for (const doc of documents) {
     const previous = live.get(doc.name);
     if (previous === doc.contentHash) {
@@ -86,7 +86,7 @@ export async function stagePages(
     }
     const outcome = previous === undefined ? "added" : "updated";
     report[outcome].push(doc.name);
-    const page = stageDocument(db, id, baseUri, doc);
+    const page = stageDocument(prepare, id, baseUri, doc);
     groups.push({ statements: [...page.statements, manifest(doc.name, outcome)], bytes: page.bytes, pages: 1 });
   }
   for (const name of kept) {
@@ -94,8 +94,8 @@ export async function stagePages(
     report.unchanged.push(name);
     groups.push({ statements: [manifest(name, "unchanged")], bytes: utf8Bytes(name), pages: 0 });
   }
-  for (const validator of options.validators ?? []) groups.push({ ...stageValidator(db, id, validator), pages: 0 });
-  groups.push(...stageIndexTerms(db, id, options.indexTerms ?? []).map((group) => ({ ...group, pages: 0 })));
+  for (const validator of options.validators ?? []) groups.push({ ...stageValidator(prepare, id, validator), pages: 0 });
+  groups.push(...stageIndexTerms(prepare, id, options.indexTerms ?? []).map((group) => ({ ...group, pages: 0 })));
 
   const totalPages = groups.reduce((sum, group) => sum + group.pages, 0);
   const totalBytes = groups.reduce((sum, group) => sum + group.bytes, 0);
@@ -161,44 +161,39 @@ async function refuseForeignPages(db: D1Database, baseUri: string, names: readon
   }
 }
 
+/** How the staging statements are prepared: each distinct SQL once (preparedOnce). */
+type Prepare = (sql: string) => D1PreparedStatement;
+
 /** Rows per multi-row staged chunk INSERT, so one statement stays under the parameter limit. */
 const CHUNK_COLUMNS = 7;
 const CHUNKS_PER_INSERT = rowsPerInsert(CHUNK_COLUMNS);
 
 /** One page's staging statements (any earlier staging of it out, its row and chunks in) and the bytes they bind. */
-function stageDocument(db: D1Database, id: string, baseUri: string, doc: PreparedDocument): StatementGroup<D1PreparedStatement> {
+function stageDocument(prepare: Prepare, id: string, baseUri: string, doc: PreparedDocument): StatementGroup<D1PreparedStatement> {
   const statements = [
-    db.prepare("DELETE FROM staged_chunks WHERE generation = ?1 AND document_name = ?2").bind(id, doc.name),
-    db
-      .prepare(
-        `INSERT OR REPLACE INTO staged_documents (generation, name, uri, base_uri, data_source, title, description, content, content_length_bytes, content_hash, version)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)`,
-      )
-      .bind(id, doc.name, doc.uri, baseUri, doc.dataSource, doc.title, doc.description, doc.content, doc.contentLengthBytes, doc.contentHash, doc.version ?? ""),
+    prepare("DELETE FROM staged_chunks WHERE generation = ?1 AND document_name = ?2").bind(id, doc.name),
+    prepare(
+      `INSERT OR REPLACE INTO staged_documents (generation, name, uri, base_uri, data_source, title, description, content, content_length_bytes, content_hash, version)
+       VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)`,
+    ).bind(id, doc.name, doc.uri, baseUri, doc.dataSource, doc.title, doc.description, doc.content, doc.contentLengthBytes, doc.contentHash, doc.version ?? ""),
   ];
   let bytes = doc.contentLengthBytes + utf8Bytes(doc.name + doc.uri + baseUri + doc.title + doc.description) + 100;
   for (let i = 0; i < doc.chunks.length; i += CHUNKS_PER_INSERT) {
     const rows = doc.chunks.slice(i, i + CHUNKS_PER_INSERT);
     const values = rows.map((_, j) => `(${Array.from({ length: CHUNK_COLUMNS }, (_, k) => `?${j * CHUNK_COLUMNS + k + 1}`).join(", ")})`);
     statements.push(
-      db
-        .prepare(`INSERT INTO staged_chunks (generation, document_name, chunk_id, position, title, heading, content) VALUES ${values.join(", ")}`)
-        .bind(...rows.flatMap((chunk) => [id, doc.name, chunk.id, chunk.position, doc.title, chunk.heading, chunk.content])),
+      prepare(`INSERT INTO staged_chunks (generation, document_name, chunk_id, position, title, heading, content) VALUES ${values.join(", ")}`).bind(...rows.flatMap((chunk) => [id, doc.name, chunk.id, chunk.position, doc.title, chunk.heading, chunk.content])),
     );
     bytes += rows.reduce((sum, chunk) => sum + utf8Bytes(doc.name + chunk.id + doc.title + chunk.heading + chunk.content) + 8, 0);
   }
   return { statements, bytes };
 }
 
-function stageValidator(db: D1Database, id: string, page: StagedValidator): StatementGroup<D1PreparedStatement> {
+function stageValidator(prepare: Prepare, id: string, page: StagedValidator): StatementGroup<D1PreparedStatement> {
   const links = JSON.stringify(page.links.slice(0, MAX_LINKS_KEPT));
   return {
     statements: [
-      db
-        .prepare(
-          `INSERT OR REPLACE INTO staged_site_pages (generation, url, document_name, etag, last_modified, links) VALUES (?1, ?2, ?3, ?4, ?5, ?6)`,
-        )
-        .bind(id, page.url, page.name, page.etag ?? null, page.lastModified ?? null, links),
+      prepare("INSERT OR REPLACE INTO staged_site_pages (generation, url, document_name, etag, last_modified, links) VALUES (?1, ?2, ?3, ?4, ?5, ?6)").bind(id, page.url, page.name, page.etag ?? null, page.lastModified ?? null, links),
     ],
     bytes: utf8Bytes(page.url + page.name + (page.etag ?? "") + (page.lastModified ?? "") + links) + 50,
   };
@@ -208,10 +203,10 @@ const TERM_COLUMNS = 5;
 const TERMS_PER_INSERT = rowsPerInsert(TERM_COLUMNS);
 
 /** The run's index terms staged: each index page's earlier staging out (a retried step), then its pairs, a statement per TERMS_PER_INSERT. */
-function stageIndexTerms(db: D1Database, id: string, terms: readonly StagedIndexTerm[]): StatementGroup<D1PreparedStatement>[] {
+function stageIndexTerms(prepare: Prepare, id: string, terms: readonly StagedIndexTerm[]): StatementGroup<D1PreparedStatement>[] {
   const sources = [...new Set(terms.map((term) => term.source))];
   const groups: StatementGroup<D1PreparedStatement>[] = sources.map((source) => ({
-    statements: [db.prepare("DELETE FROM staged_index_terms WHERE generation = ?1 AND source = ?2").bind(id, source)],
+    statements: [prepare("DELETE FROM staged_index_terms WHERE generation = ?1 AND source = ?2").bind(id, source)],
     bytes: utf8Bytes(source) + 50,
   }));
   for (let i = 0; i < terms.length; i += TERMS_PER_INSERT) {
@@ -219,9 +214,7 @@ function stageIndexTerms(db: D1Database, id: string, terms: readonly StagedIndex
     const values = rows.map((_, j) => `(${Array.from({ length: TERM_COLUMNS }, (_, k) => `?${j * TERM_COLUMNS + k + 1}`).join(", ")})`);
     groups.push({
       statements: [
-        db
-          .prepare(`INSERT INTO staged_index_terms (generation, source, target, anchor, term) VALUES ${values.join(", ")}`)
-          .bind(...rows.flatMap((row) => [id, row.source, row.target, row.anchor, row.term])),
+        prepare(`INSERT INTO staged_index_terms (generation, source, target, anchor, term) VALUES ${values.join(", ")}`).bind(...rows.flatMap((row) => [id, row.source, row.target, row.anchor, row.term])),
       ],
       bytes: rows.reduce((sum, row) => sum + utf8Bytes(row.source + row.target + row.anchor + row.term) + 20, 0),
     });

@@ -40,10 +40,19 @@ const ROOMY_READ_LIMITS = ["QUOTA_SEARCH_PER_MINUTE", "QUOTA_PUBLIC_SEARCH_PER_M
 /**
  * Runs `node cli/start.ts` (what `npm start` runs) and waits until /healthz
  * answers. A state folder the harness made is removed on stop; a given one is kept.
+ * Files run side by side: when another file's server took the free port first, it starts again on another.
  */
 export async function startServer(extraArgs: string[] = [], givenStateDir?: string): Promise<RunningServer> {
-  const port = await freePort();
   const stateDir = givenStateDir ?? newStateDir();
+  for (let attempt = 1; ; attempt += 1) {
+    const started = await startOnFreePort(stateDir, extraArgs);
+    if ("child" in started) return running(started.child, started.url, stateDir, givenStateDir === undefined);
+    if (!/Address already in use/.test(started.output) || attempt === 3) throw new Error(`npm start exited with ${started.code}:\n${started.output}`);
+  }
+}
+
+async function startOnFreePort(stateDir: string, extraArgs: string[]): Promise<{ child: ChildProcess; url: string } | { code: number; output: string }> {
+  const port = await freePort();
   const child: ChildProcess = spawn(process.execPath, ["cli/start.ts", "--persist-to", stateDir, ...ROOMY_READ_LIMITS, ...extraArgs], {
     env: { ...process.env, PORT: String(port) },
     stdio: ["ignore", "pipe", "pipe"],
@@ -55,16 +64,20 @@ export async function startServer(extraArgs: string[] = [], givenStateDir?: stri
   const url = `http://localhost:${port}`;
   const deadline = Date.now() + 150_000;
   while (Date.now() < deadline) {
-    if (child.exitCode !== null) throw new Error(`npm start exited with ${child.exitCode}:\n${output}`);
+    if (child.exitCode !== null) return { code: child.exitCode, output };
     try {
       const response = await fetch(`${url}/healthz`);
-      if (response.ok) break;
+      if (response.ok) return { child, url };
     } catch {
       // Not listening yet.
     }
     await new Promise((resolve) => setTimeout(resolve, 250));
   }
-  if (Date.now() >= deadline) throw new Error(`the dev server did not answer /healthz in time:\n${output}`);
+  if (child.pid) process.kill(-child.pid, "SIGKILL");
+  throw new Error(`the dev server did not answer /healthz in time:\n${output}`);
+}
+
+function running(child: ChildProcess, url: string, stateDir: string, removeState: boolean): RunningServer {
   return {
     url,
     stateDir,
@@ -75,7 +88,7 @@ export async function startServer(extraArgs: string[] = [], givenStateDir?: stri
         await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 10_000))]);
         if (child.exitCode === null) process.kill(-child.pid, "SIGKILL");
       }
-      if (!givenStateDir) rmSync(stateDir, { recursive: true, force: true });
+      if (removeState) rmSync(stateDir, { recursive: true, force: true });
     },
   };
 }
