@@ -55,3 +55,39 @@ export function utf8Bytes(text: string): number {
   }
   return bytes;
 }
+
+/** Rows of bound values as one JSON array of arrays, for a statement that reads them with json_each. */
+export interface JsonRows {
+  json: string;
+  rows: number;
+  bytes: number;
+}
+
+/**
+ * Rows split into JSON arrays of at most `maxBytes` each (a row larger than
+ * that goes alone): a statement reading one with json_each writes thousands
+ * of rows within D1's 100 bound parameters, where binding each value would
+ * take a statement per few rows.
+ *
+ * @example jsonRows([["a", 1], ["b", 2]], 1000) // [{ json: '[["a",1],["b",2]]', rows: 2, bytes: 17 }]
+ */
+export function jsonRows(rows: readonly (readonly unknown[])[], maxBytes: number): JsonRows[] {
+  const parts: JsonRows[] = [];
+  let current: string[] = [];
+  let bytes = 2;
+  const flush = () => {
+    if (current.length > 0) parts.push({ json: `[${current.join(",")}]`, rows: current.length, bytes });
+    current = [];
+    bytes = 2;
+  };
+  for (const row of rows) {
+    const json = JSON.stringify(row);
+    // Its bytes, and a comma after the first.
+    const size = () => utf8Bytes(json) + (current.length > 0 ? 1 : 0);
+    if (current.length > 0 && bytes + size() > maxBytes) flush();
+    bytes += size();
+    current.push(json);
+  }
+  flush();
+  return parts;
+}

@@ -1,7 +1,7 @@
 // Batch and statement sizes come from D1's documented limits, so an
 // ingestion that works locally also fits a deployed database.
 import { describe, expect, it } from "vitest";
-import { D1_BATCH_LIMITS, planBatches, utf8Bytes } from "../../src/d1/batches.ts";
+import { D1_BATCH_LIMITS, jsonRows, planBatches, utf8Bytes } from "../../src/d1/batches.ts";
 import { D1_LIMITS, MAX_BATCH_BYTES, rowsPerInsert } from "../../src/d1/limits.ts";
 
 const group = (name: string, statements: number, bytes: number) => ({ statements: Array.from({ length: statements }, (_, i) => `${name}${i}`), bytes });
@@ -39,5 +39,20 @@ describe("batch sizes from D1's limits", () => {
     expect(utf8Bytes("€")).toBe(3);
     expect(utf8Bytes("🙂")).toBe(4);
     expect(utf8Bytes("a🙂é")).toBe(new TextEncoder().encode("a🙂é").byteLength);
+  });
+
+  it("splits rows into JSON arrays within a byte budget, every row once and in order, a row over the budget alone", () => {
+    const rows = Array.from({ length: 50 }, (_, i) => [`name-${i}`, i % 2 ? "é" : 'q"uote', i]);
+    const parts = jsonRows(rows, 200);
+    expect(parts.length).toBeGreaterThan(1);
+    for (const part of parts) {
+      expect(part.bytes).toBe(utf8Bytes(part.json));
+      expect(part.bytes).toBeLessThanOrEqual(200);
+      expect(JSON.parse(part.json)).toHaveLength(part.rows);
+    }
+    expect(parts.flatMap((part) => JSON.parse(part.json) as unknown[])).toEqual(rows);
+    const huge = jsonRows([["small"], ["x".repeat(500)], ["small"]], 200);
+    expect(huge.map((part) => part.rows)).toEqual([1, 1, 1]);
+    expect(jsonRows([], 200)).toEqual([]);
   });
 });

@@ -105,4 +105,21 @@ describe("generations", () => {
     const orphans = await env.DB.prepare("SELECT count(*) AS n FROM chunks WHERE document_name NOT IN (SELECT name FROM documents)").first<{ n: number }>();
     expect(orphans?.n).toBe(0);
   });
+
+  it("stages a large index's terms exactly, quotes, backslashes and other scripts included, however many statements they take", async () => {
+    const docs = await pages("terms", 3);
+    const awkward = ['say "hi"', "C:\\path\\to", "naïve café", "日本語の索引", "emoji 🔍 search", "it's", "[x]", '{"a":1}'];
+    // About 1.2 MB of JSON: more than one staging statement carries.
+    const terms = Array.from({ length: 12_000 }, (_, i) => ({
+      source: "https://gen.example.com/genindex.html",
+      target: (docs[i % docs.length] as (typeof docs)[number]).name,
+      anchor: i % 3 === 0 ? "" : `part-${i % 8}`,
+      term: `${awkward[i % awkward.length]} ${i} ${"x".repeat(40)}`,
+    }));
+    await beginGeneration(env.DB, "run-terms", site.baseUri);
+    await stagePages(env.DB, "run-terms", site.baseUri, docs, { indexTerms: terms });
+    const { results } = await env.DB.prepare("SELECT source, target, anchor, term FROM staged_index_terms WHERE generation = ?1").bind("run-terms").all<(typeof terms)[number]>();
+    const key = (row: (typeof terms)[number]) => JSON.stringify([row.source, row.target, row.anchor, row.term]);
+    expect(results.map(key).sort()).toEqual(terms.map(key).sort());
+  });
 });
