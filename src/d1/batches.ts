@@ -57,7 +57,7 @@ export function utf8Bytes(text: string): number {
 }
 
 /** Rows of bound values as one JSON array of arrays, for a statement that reads them with json_each. */
-export interface JsonRows {
+interface JsonRows {
   json: string;
   rows: number;
   bytes: number;
