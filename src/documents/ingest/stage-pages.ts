@@ -202,7 +202,9 @@ function stageDocument(prepare: Prepare, id: string, baseUri: string, doc: Prepa
     const rows = doc.chunks.slice(i, i + CHUNKS_PER_INSERT);
     const values = rows.map((_, j) => `(${Array.from({ length: CHUNK_COLUMNS }, (_, k) => `?${j * CHUNK_COLUMNS + k + 1}`).join(", ")})`);
     statements.push(
-      prepare(`INSERT INTO staged_chunks (generation, document_name, chunk_id, position, title, heading, content) VALUES ${values.join(", ")}`).bind(...rows.flatMap((chunk) => [id, doc.name, chunk.id, chunk.position, doc.title, chunk.heading, chunk.content])),
+      prepare(`INSERT INTO staged_chunks (generation, document_name, chunk_id, position, title, heading, content) VALUES ${values.join(", ")}`).bind(
+        ...rows.flatMap((chunk) => [id, doc.name, chunk.id, chunk.position, doc.title, chunk.heading, chunk.content]),
+      ),
     );
     bytes += rows.reduce((sum, chunk) => sum + utf8Bytes(doc.name + chunk.id + doc.title + chunk.heading + chunk.content) + 8, 0);
   }
@@ -213,7 +215,14 @@ function stageValidator(prepare: Prepare, id: string, page: StagedValidator): St
   const links = JSON.stringify(page.links.slice(0, MAX_LINKS_KEPT));
   return {
     statements: [
-      prepare("INSERT OR REPLACE INTO staged_site_pages (generation, url, document_name, etag, last_modified, links) VALUES (?1, ?2, ?3, ?4, ?5, ?6)").bind(id, page.url, page.name, page.etag ?? null, page.lastModified ?? null, links),
+      prepare("INSERT OR REPLACE INTO staged_site_pages (generation, url, document_name, etag, last_modified, links) VALUES (?1, ?2, ?3, ?4, ?5, ?6)").bind(
+        id,
+        page.url,
+        page.name,
+        page.etag ?? null,
+        page.lastModified ?? null,
+        links,
+      ),
     ],
     bytes: utf8Bytes(page.url + page.name + (page.etag ?? "") + (page.lastModified ?? "") + links) + 50,
   };
