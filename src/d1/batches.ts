@@ -82,10 +82,10 @@ export function jsonRows(rows: readonly (readonly unknown[])[], maxBytes: number
   };
   for (const row of rows) {
     const json = JSON.stringify(row);
-    // Its bytes, and a comma after the first.
-    const size = () => utf8Bytes(json) + (current.length > 0 ? 1 : 0);
-    if (current.length > 0 && bytes + size() > maxBytes) flush();
-    bytes += size();
+    const rowBytes = utf8Bytes(json);
+    // A row after the first brings its comma.
+    if (current.length > 0 && bytes + 1 + rowBytes > maxBytes) flush();
+    bytes += rowBytes + (current.length > 0 ? 1 : 0);
     current.push(json);
   }
   flush();

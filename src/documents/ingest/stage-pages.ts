@@ -93,11 +93,13 @@ export async function stagePages(
   const unchangedKept = kept.filter((name) => live.has(name));
   report.unchanged.push(...unchangedKept);
   // An unchanged page has only its manifest row to stage: those rows go many to a statement.
-  for (const [names, counted] of [[unchangedSent, true], [unchangedKept, false]] as const) {
+  const stageUnchanged = (names: readonly string[], countsAsSent: boolean) => {
     for (const part of jsonRows(names.map((name) => [name]), ROWS_JSON_BYTES)) {
-      groups.push({ statements: [prepare(UNCHANGED_MANIFEST).bind(id, part.json)], bytes: part.bytes, pages: counted ? part.rows : 0 });
+      groups.push({ statements: [prepare(UNCHANGED_MANIFEST).bind(id, part.json)], bytes: part.bytes, pages: countsAsSent ? part.rows : 0 });
     }
-  }
+  };
+  stageUnchanged(unchangedSent, true);
+  stageUnchanged(unchangedKept, false);
   for (const validator of options.validators ?? []) groups.push({ ...stageValidator(prepare, id, validator), pages: 0 });
   groups.push(...stageIndexTerms(prepare, id, options.indexTerms ?? []).map((group) => ({ ...group, pages: 0 })));
 
