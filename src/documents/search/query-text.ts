@@ -78,22 +78,40 @@ export function matchTerms(text: string): MatchTerm[] {
 export function camelCaseParts(text: string): string[] {
   const parts: string[] = [];
   // Ranking splits every candidate chunk this way, so the text is scanned for the rare lower-to-upper joint first and only those words are matched whole.
-  let wordEnd = 0;
-  for (const joint of text.matchAll(CAMEL_JOINT)) {
-    if (joint.index < wordEnd) continue;
+  CAMEL_JOINT.lastIndex = 0;
+  for (let joint = CAMEL_JOINT.exec(text); joint !== null; joint = CAMEL_JOINT.exec(text)) {
     let start = joint.index;
-    while (start > 0 && WORD_CHARACTER.test(text[start - 1] as string)) start -= 1;
-    wordEnd = joint.index + 1;
-    while (wordEnd < text.length && WORD_CHARACTER.test(text[wordEnd] as string)) wordEnd += 1;
-    const word = text.slice(start, wordEnd);
-    if (CAMEL_CASE.test(word)) parts.push(word.replace(/([a-z0-9])([A-Z])/g, "$1 $2").toLowerCase());
+    while (start > 0 && isWordCharacter(text.charCodeAt(start - 1))) start -= 1;
+    let wordEnd = joint.index + 1;
+    while (wordEnd < text.length && isWordCharacter(text.charCodeAt(wordEnd))) wordEnd += 1;
+    // The word's other joints are passed over.
+    CAMEL_JOINT.lastIndex = wordEnd;
+    const split = camelSplit(text.slice(start, wordEnd));
+    if (split !== null) parts.push(split);
   }
   return parts;
 }
 
+/** camelSplit's answers: a site's identifiers recur in chunk after chunk; emptied when full, so it stays small. */
+const camelSplits = new Map<string, string | null>();
+const CAMEL_SPLITS_KEPT = 10_000;
+
+/** A camelCase word's parts, lower case, space-separated ("json decode"), or null when the word is not camelCase. */
+function camelSplit(word: string): string | null {
+  let split = camelSplits.get(word);
+  if (split === undefined) {
+    split = CAMEL_CASE.test(word) ? word.replace(/([a-z0-9])([A-Z])/g, "$1 $2").toLowerCase() : null;
+    if (camelSplits.size >= CAMEL_SPLITS_KEPT) camelSplits.clear();
+    camelSplits.set(word, split);
+  }
+  return split;
+}
+
 const CAMEL_JOINT = /[a-z0-9][A-Z]/g;
-/** What `\b` counts as a word character. */
-const WORD_CHARACTER = /\w/;
+/** Whether a UTF-16 code is what `\b` counts as a word character (`\w`: ASCII letters, digits, `_`), without a regex call per character. */
+function isWordCharacter(code: number): boolean {
+  return (code >= 97 && code <= 122) || (code >= 65 && code <= 90) || (code >= 48 && code <= 57) || code === 95;
+}
 const CAMEL_CASE = /^(?:[a-z]+(?:[A-Z][a-z0-9]*)+|[A-Z][a-z0-9]+(?:[A-Z][a-z0-9]*)+)$/;
 
 /**

@@ -125,9 +125,18 @@ export function queryStemsIn(text: string, finder: StemFinder, cache: Map<string
   for (const identifier of finder.identifiers) if (hasIdentifier(lower, identifier)) found.add(identifier);
   if (!finder.words) return found;
   // stem() folds diacritics, so a word written "éxito" begins as its stem "exito" does only once folded too.
-  const plain = withCamelParts(text, lower);
-  const words = /[^\x00-\x7f]/.test(plain) ? plain.normalize("NFD").replace(/\p{M}/gu, "") : plain;
-  for (const [word] of words.matchAll(finder.words)) {
+  addStemsFound(/[^\x00-\x7f]/.test(lower) ? lower.normalize("NFD").replace(/\p{M}/gu, "") : lower, finder.words, cache, found);
+  // The parts of its camelCase words (withCamelParts), which are ASCII.
+  const parts = camelCaseParts(text);
+  if (parts.length > 0) addStemsFound(parts.join(" "), finder.words, cache, found);
+  return found;
+}
+
+/** Adds to `found` the stems of the words of `text` that `pattern` (a StemFinder's, global) finds, memoised through `cache`. */
+function addStemsFound(text: string, pattern: RegExp, cache: Map<string, string>, found: Set<string>): void {
+  pattern.lastIndex = 0;
+  for (let match = pattern.exec(text); match !== null; match = pattern.exec(text)) {
+    const word = match[0];
     let wordStem = cache.get(word);
     if (wordStem === undefined) {
       wordStem = stem(word);
@@ -135,7 +144,6 @@ export function queryStemsIn(text: string, finder: StemFinder, cache: Map<string
     }
     found.add(wordStem);
   }
-  return found;
 }
 
 /** Share of the query's weight that a set of stems covers, 0–1. */
