@@ -8,7 +8,9 @@ import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import type { PreparedDocument } from "../../src/documents/ingest/prepare-pages.ts";
 import { DEFAULT_CORPUS } from "../../src/documents/default-corpus.ts";
-import { retrieveChunks } from "../../src/documents/search/retrieve.ts";
+import { planRetrieval, retrieveChunks } from "../../src/documents/search/retrieve.ts";
+import { fetchCandidates } from "../../src/documents/search/candidates.ts";
+import { d1Statements } from "../../src/d1/statements.ts";
 import { DEFAULT_RANKING } from "../../src/documents/search/ranking-weights.ts";
 import { syncDocuments } from "../../src/documents/ingest/write-corpus.ts";
 import { preparedCorpus } from "../support/corpus.ts";
@@ -93,5 +95,19 @@ describe("corpus statistics across refreshes", () => {
     expect(await counted()).toBe(await chunkCount());
     await syncDocuments(env.DB, DEFAULT_CORPUS.baseUri, [], { prune: true });
     expect(await counted()).toBe(0);
+  });
+
+  it("is what search weighs words by, read in the candidates' own statement", async () => {
+    const documents = await preparedCorpus();
+    await syncDocuments(env.DB, DEFAULT_CORPUS.baseUri, documents, { prune: true });
+    await syncDocuments(env.DB, DEFAULT_CORPUS.baseUri, revised(documents, 0, 1), { prune: true });
+    const statements: string[] = [];
+    const runner = d1Statements(env.DB);
+    const counting = { rows: (list: Parameters<typeof runner.rows>[0]) => (statements.push(...list.map(({ sql }) => sql)), runner.rows(list)) };
+    const { candidates, statistics } = await fetchCandidates(counting, planRetrieval("create an API key", { compiled: null }) ?? expect.fail("no plan"), DEFAULT_RANKING);
+    expect(candidates.length).toBeGreaterThan(0);
+    expect(statistics.chunkCount).toBe(await chunkCount());
+    expect(statistics.chunkFrequency.size).toBeGreaterThan(0);
+    expect(statements).toHaveLength(1);
   });
 });

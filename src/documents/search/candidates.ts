@@ -93,15 +93,21 @@ function candidateStatement(query: CandidateQuery, match: MatchSql, ranking: Pic
   return query.filter ? filteredCandidates(query, match, query.filter, bm25) : bestCandidates(query, match, bm25);
 }
 /**
- * The chunk counts of the stems the match looked up, as extra rows of the
- * candidate statement (score NULL, so they sort first): ranking weighs words
- * by them, and they are counted once.
+ * The chunk counts of the stems the match looked up, and the corpus's (as
+ * term CORPUS_TERM), as extra rows of the candidate statement (score NULL,
+ * so they sort first): ranking weighs words by them, they are counted once,
+ * and no statement of their own costs the round trip more.
  */
 function stemRows(match: MatchSql): string {
+  const empty = "NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL";
   return match.with
-    ? "UNION ALL SELECT NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, stem, doc FROM match_stems WHERE doc > 0"
+    ? `UNION ALL SELECT ${empty}, stem, doc FROM match_stems WHERE doc > 0
+       UNION ALL SELECT ${empty}, '${CORPUS_TERM}', coalesce((SELECT chunks FROM corpus_statistics WHERE id = 1), 0)`
     : "";
 }
+
+/** The term of stemRows' row that counts the corpus's chunks: no stem is empty. */
+const CORPUS_TERM = "";
 
 const COLUMNS = `c.document_name AS parent, c.chunk_id AS id, c.content, c.heading, c.position, c.terms,
        d.uri, d.title, d.description, d.data_source, d.update_time, d.version`;
@@ -202,7 +208,7 @@ export async function fetchCandidates(
   const room = D1_LIMITS.boundParameters - (query.filter?.params.length ?? 0) - 3;
   const chosen = chosenMatch(query.terms, { weighed: query.stems, room });
   const statements = chosen
-    ? [candidateStatement(query, chosen, weights), SIZE_STATEMENT]
+    ? [candidateStatement(query, chosen, weights)]
     : [candidateStatement(query, plainMatch(query.terms), weights), ...statisticsStatements(query.stems)];
   const rows = await runner.rows(statements).catch((error: unknown) => {
     // A database without migrations 0004–0005 or 0012 (or an engine without fts5vocab) still searches, with every word weighed alike.
@@ -216,15 +222,15 @@ export async function fetchCandidates(
   }
   const [mixed = [], ...rest] = rows;
   const found = mixed.filter((row) => row.term === null || row.term === undefined);
-  const frequencyRows = chosen ? mixed.filter((row) => row.term !== null && row.term !== undefined) : (rest[0] ?? []);
-  const sizeRows = (chosen ? rest[0] : rest[1]) ?? [];
+  const frequencyRows = chosen ? mixed.filter((row) => row.term !== null && row.term !== undefined && row.term !== CORPUS_TERM) : (rest[0] ?? []);
+  const chunkCount = chosen ? mixed.find((row) => row.term === CORPUS_TERM)?.doc : rest[1]?.[0]?.n;
   // Nothing found by a match that left words out or required two: every word OR-ed finds what any of them can.
   const widen = chosen !== null && found.length === 0 && query.terms.length > 1;
   const candidateRows = widen ? ((await runner.rows([candidateStatement(query, plainMatch(query.terms), weights)]))[0] ?? []).filter((row) => row.term == null) : found;
   return {
     candidates: candidateRows.map(toCandidate),
     statistics: {
-      chunkCount: ((sizeRows[0] ?? {}) as { n?: number }).n ?? 0,
+      chunkCount: typeof chunkCount === "number" ? chunkCount : 0,
       // Ranking weighs the query's words by their own stems only (weighTerms' contract).
       chunkFrequency: new Map(
         (frequencyRows as unknown as { term: string; doc: number }[]).filter((row) => query.stems.includes(row.term)).map((row) => [row.term, row.doc]),
