@@ -77,24 +77,9 @@ function nameSets(names: readonly string[], count: number): string[][] {
   return Array.from({ length: count }, (_, set) => Array.from({ length: GET_NAMES }, (_, i) => names[(set + i * count * step) % names.length] as string));
 }
 
-/**
- * The dev server on the corpus's state folder, with answer_query's quota out of the way. On a
- * shared machine a free port can be taken before wrangler binds it: it is tried again on another.
- */
-async function startBenchServer(stateDir: string, log: (line: string) => void): Promise<RunningServer> {
-  return startServerRetrying(["--var", "QUOTA_PUBLIC_ANSWER_PER_MINUTE:1000000", "--var", "QUOTA_PUBLIC_ANSWER_PER_DAY:1000000"], stateDir, log);
-}
-
-/** `startServer`, tried up to three times: on a busy machine a free port can be taken before wrangler binds it. */
-export async function startServerRetrying(extraArgs: string[], stateDir: string, log: (line: string) => void): Promise<RunningServer> {
-  for (let attempt = 1; ; attempt += 1) {
-    try {
-      return await startServer(extraArgs, stateDir);
-    } catch (error) {
-      if (attempt >= 3) throw error;
-      log(`the dev server did not start (${String(error).split("\n")[0]}); trying again`);
-    }
-  }
+/** The dev server on the corpus's state folder, with answer_query's quota out of the way (a port taken meanwhile is the harness's to retry). */
+function startBenchServer(stateDir: string): Promise<RunningServer> {
+  return startServer(["--var", "QUOTA_PUBLIC_ANSWER_PER_MINUTE:1000000", "--var", "QUOTA_PUBLIC_ANSWER_PER_DAY:1000000"], stateDir);
 }
 
 /** Measures one corpus in the fresh state folder `stateDir`. */
@@ -152,7 +137,7 @@ export async function measureCorpus(corpus: BenchCorpus, stateDir: string, optio
 
   const file = await databaseFile(stateDir);
   samples.databaseBytes = (await stat(file)).size;
-  const server = await startBenchServer(stateDir, log);
+  const server = await startBenchServer(stateDir);
   const raw = await RawSqlite.open(file);
   samples.rawNode = raw.node;
   const session = await connectLegacySession(server.url);

@@ -15,9 +15,8 @@ import { seededRandom } from "../bench/synthetic-corpus.ts";
 import { withEnv } from "../cli/env.ts";
 import { runCli } from "../cli/run-cli.ts";
 import { createApiKey } from "../src/auth/key-store.ts";
-import { startServerRetrying } from "../bench/measure.ts";
 import { replaceMarkedSection } from "../bench/report.ts";
-import type { RunningServer } from "../test/e2e/support/harness.ts";
+import { startServer, type RunningServer } from "../test/e2e/support/harness.ts";
 import { type Caller, type Corpus, closeSession, nextRequest, openSession, readCorpus, warmUp } from "./doors.ts";
 import { type OperationCost, measureCosts } from "./cost.ts";
 import { type LevelResult, runLevel } from "./level.ts";
@@ -84,11 +83,11 @@ async function makeKeys(stateDir: string, count: number): Promise<string[]> {
   });
 }
 
-/** The dev server on a fresh state folder; a port taken between choosing and binding it is tried again. */
-async function startLoadServer(stateDir: string, log: (line: string) => void): Promise<RunningServer> {
+/** The dev server on a fresh state folder (a port taken between choosing and binding it is the harness's to retry). */
+function startLoadServer(stateDir: string): Promise<RunningServer> {
   // Anonymous requests (the landing page) share 127.0.0.1's allowance: out of the way too.
   const quota = ["--var", `QUOTA_PUBLIC_ANSWER_PER_MINUTE:${LOAD_KEY_LIMIT}`, "--var", `QUOTA_PUBLIC_ANSWER_PER_DAY:${LOAD_KEY_LIMIT}`];
-  return startServerRetrying(quota, stateDir, log);
+  return startServer(quota, stateDir);
 }
 
 /** The evaluation's questions over the default corpus: what people ask Almanac about itself. */
@@ -173,7 +172,7 @@ async function main(argv: string[]): Promise<void> {
       log(`making ${callers} API keys in ${stateDir}`);
       keys = await makeKeys(stateDir, callers);
       log("starting npm start");
-      server = await startLoadServer(stateDir, log);
+      server = await startLoadServer(stateDir);
       url = server.url;
       notes.push(`Server: \`npm start\` on a fresh state folder (the default corpus), one API key per caller with limits of ${LOAD_KEY_LIMIT.toLocaleString("en")} a minute and a day.`);
     }

@@ -73,7 +73,8 @@ export interface CandidateQuery {
  * generation (a refresh deletes and re-inserts chunks, so max(rowid) only
  * grows) and one row to read, where count(*) reads the whole table.
  */
-const SIZE_STATEMENT: BoundStatement = { sql: "SELECT coalesce((SELECT chunks FROM corpus_statistics WHERE id = 1), 0) AS n", params: [] };
+const CHUNK_COUNT_SQL = "coalesce((SELECT chunks FROM corpus_statistics WHERE id = 1), 0)";
+const SIZE_STATEMENT: BoundStatement = { sql: `SELECT ${CHUNK_COUNT_SQL} AS n`, params: [] };
 
 /** The statements that tell how common each stem is in the index and how many chunks it has, for weighing words. */
 function statisticsStatements(stems: readonly string[]): BoundStatement[] {
@@ -102,7 +103,7 @@ function stemRows(match: MatchSql): string {
   const empty = "NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL";
   return match.with
     ? `UNION ALL SELECT ${empty}, stem, doc FROM match_stems WHERE doc > 0
-       UNION ALL SELECT ${empty}, '${CORPUS_TERM}', coalesce((SELECT chunks FROM corpus_statistics WHERE id = 1), 0)`
+       UNION ALL SELECT ${empty}, '${CORPUS_TERM}', ${CHUNK_COUNT_SQL}`
     : "";
 }
 
